@@ -183,6 +183,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       unknownTasks: unknownTasksFor(config),
       lostAfterMs: config.tasks['lost-after-ms'],
       ...(turnLimits ? { turnLimits } : {}),
+      ...(observability.metrics ? { registryWrites: observability.metrics.registryWrites } : {}),
     });
     // A 1.0 webhook is pushed the files' bytes exactly when 1.0 callers are shown them (upstream.inline-artifacts).
     const artifacts = artifactContentFor(config, logger);

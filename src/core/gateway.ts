@@ -13,7 +13,7 @@ import { streamsOpeningWithTask } from './stream-opening.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
 import { taskScoped, type UnknownTasks } from './task-scope.js';
-import { createTaskWriter } from './task-writer.js';
+import { createTaskWriter, type RegistryWriteWatch } from './task-writer.js';
 import { limitingTurns, type TurnLimits } from './turn-limits.js';
 
 export interface GatewayDeps {
@@ -26,6 +26,8 @@ export interface GatewayDeps {
   /** The gateway's own credentials for the agent, which a failure's reason must not repeat (redact.ts). */
   secretValues?: readonly string[];
   logger?: Logger;
+  /** Told of registry writes being tried again and of those given up (metrics). */
+  registryWrites?: RegistryWriteWatch;
   /**
    * Who answers for a task the registry does not know (task-scope.ts); default 'agent', right only where
    * every caller is anonymous (unknownTasksFor in surface-options.ts says which a config needs).
@@ -55,7 +57,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const { registry, upstreamName, logger } = deps;
   const lanes = deps.lanes ?? createContextLanes();
   const hub = deps.hub ?? createTaskEventHub();
-  const writer = createTaskWriter(registry, logger);
+  const writer = createTaskWriter(registry, logger, {}, deps.registryWrites);
   const redaction = createRedaction(deps.secretKeys, deps.secretValues);
   const metaOf = (ctx: CallContext, tenant: string): TaskMeta => ({ owner: ctx.principal, upstream: upstreamName, tenant });
   const laneKey = (contextId: string) => `${upstreamName}\u0000${contextId}`;

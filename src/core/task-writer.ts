@@ -114,9 +114,20 @@ export interface TaskWriterPace extends RetryPace {
   stopWithinMs: number;
 }
 
+/** Told of the writes being tried again (for metrics): one starts, one is over, landed or given up. */
+export interface RegistryWriteWatch {
+  retrying(): void;
+  over(landed: boolean): void;
+}
+
 const DEFAULT_PACE: TaskWriterPace = { delaysMs: RETRY_DELAYS_MS, everyMs: RETRY_EVERY_MS, forMs: RETRY_FOR_MS, stopWithinMs: STOP_WITHIN_MS };
 
-export function createTaskWriter(registry: TaskRegistry, logger?: Logger, paceOptions: Partial<TaskWriterPace> = {}): TaskWriter {
+export function createTaskWriter(
+  registry: TaskRegistry,
+  logger?: Logger,
+  paceOptions: Partial<TaskWriterPace> = {},
+  watch?: RegistryWriteWatch,
+): TaskWriter {
   const pace: TaskWriterPace = withFields(DEFAULT_PACE, paceOptions);
   const folds = new Map<string, TaskFold>();
   let stopping = false;
@@ -144,11 +155,13 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger, paceOp
   /** The batch tried again after it failed with `error`, until it is written or given up; later writes wait behind it. */
   function retried(taskId: string, fold: TaskFold, batch: readonly StreamResponse[], apply: () => Promise<unknown>, error: unknown): Promise<void> {
     if (!stopping) logger?.warn({ err: error, taskId }, 'task registry write failed; trying again');
+    watch?.retrying();
     const { retrying, over } = retryWrite(apply, error, pace, {
       stopping: () => stopping,
       slow: (err) => logger?.warn({ err, taskId, waiting: heldWrite(batch), forMs: pace.forMs }, 'task registry write still failing; trying on'),
       over: (outcome) => {
         fold.retrying = undefined;
+        watch?.over(outcome.landed);
         if (!outcome.landed) {
           const { error: err, attempts } = outcome;
           logger?.error({ err, taskId, lost: heldWrite(batch), attempts, ...(stopping ? { atStop: true } : {}) }, 'task registry write lost');

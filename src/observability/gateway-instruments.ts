@@ -114,6 +114,16 @@ export function gatewayInstruments(registry: Registry) {
       for (const [queue, value] of depths) if (value !== undefined) this.set({ queue }, value);
     },
   });
+  const registryWritesRetrying = new Gauge({
+    name: 'a2a_bridge_task_registry_writes_retrying',
+    help: 'Task registry writes that failed and are being tried again now (store: redis, while Redis is out of reach)',
+    registers,
+  });
+  const registryWritesLost = new Counter({
+    name: 'a2a_bridge_task_registry_writes_lost_total',
+    help: "Task registry writes given up after their retries (or at the gateway's stop): a task's record stayed behind what its caller was streamed",
+    registers,
+  });
   const workspacesPruned = new Counter({
     name: 'a2a_bridge_workspaces_pruned_total',
     help: 'Idle conversation folders removed below upstream.workspace-root (upstream.workspace-prune)',
@@ -169,6 +179,8 @@ export function gatewayInstruments(registry: Registry) {
     cardVerification,
     pushDeliveries,
     queueDepths,
+    registryWritesRetrying,
+    registryWritesLost,
     workspacesPruned,
     workspaceBytesPruned,
     workspacePruneFailures,

@@ -125,6 +125,14 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     watchQueue(queue: 'local-file' | 'redis-streams', depth: () => Promise<number>): void {
       instruments.queueDepths.set(queue, boundedReading(depth, SCRAPE_READ_WITHIN_MS));
     },
+    /** The task writer's retries (core/task-writer.ts RegistryWriteWatch): one begins, one is over, landed or given up. */
+    registryWrites: {
+      retrying: (): void => instruments.registryWritesRetrying.inc(),
+      over(landed: boolean): void {
+        instruments.registryWritesRetrying.dec();
+        if (!landed) instruments.registryWritesLost.inc();
+      },
+    },
     /** One sweep of the workspace pruner: what it removed and what it could not. */
     workspaceSweep(result: { removed: number; bytes: number; failed: number }): void {
       instruments.workspacesPruned.inc(result.removed);

@@ -14,6 +14,7 @@ import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { capturedLog } from '../support/captured-log.js';
 import { statusFrame, taskFrame, userMessage } from '../support/gateway-stubs.js';
 import { waitUntil } from '../support/wait-until.js';
+import { createGatewayMetrics } from '../../src/observability/metrics.js';
 
 const META = { owner: 'alice', upstream: 'up' };
 /** The retries' pace, shortened: the order, the log and what lands are what is tested, not the production delays. */
@@ -95,6 +96,23 @@ describe('task writer: a write that fails', () => {
     expect(lost[0]).toMatchObject({ level: 50, taskId: 'G', lost: { events: 1, kinds: ['statusUpdate'], state: 'TASK_STATE_COMPLETED' } });
     expect(lost[0]!.attempts).toBeGreaterThan(PACE.delaysMs.length + 1);
     expect(JSON.stringify(log.lines)).not.toContain('secret');
+  });
+
+  it('is counted for operators: a2a_bridge_task_registry_writes_retrying while tried again, _lost_total once given up', async () => {
+    const metrics = createGatewayMetrics({ defaultMetrics: false });
+    const sample = async (name: string) => (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
+    let down = true;
+    const { registry } = failing((events) => down || events.some((event) => JSON.stringify(event).includes('"G"')));
+    const writer = createTaskWriter(registry, undefined, { ...PACE, forMs: 300 }, metrics.registryWrites);
+    await writer.record(statusFrame('O', 'C', 'TASK_STATE_COMPLETED', 'Done.'), META, 'O');
+    await writer.record(statusFrame('G', 'C', 'TASK_STATE_COMPLETED', 'Done.'), META, 'G');
+    await waitUntil(async () => (await sample('a2a_bridge_task_registry_writes_retrying')) === 2);
+    expect(await sample('a2a_bridge_task_registry_writes_lost_total')).toBe(0);
+    // Redis is back for the one task: its write lands; the other's is given up at the bound.
+    down = false;
+    await waitUntil(async () => (await sample('a2a_bridge_task_registry_writes_lost_total')) === 1);
+    expect(await stateOf(registry, 'O')).toBe('TASK_STATE_COMPLETED');
+    expect(await sample('a2a_bridge_task_registry_writes_retrying')).toBe(0);
   });
 
   it('is tried at once by a read of its task, which waits for that one try only: failing, the read goes on', async () => {
