@@ -194,7 +194,7 @@ describe('watchRedis on real connections', () => {
   });
 
   it('a Redis that starts late: the warning, then one info line once the connection is ready', async () => {
-    server = await ownRedis();
+    server = await ownRedis({ down: true });
     const port = Number(new URL(server.url).port);
     const { told, logger } = recorder();
     const redis = connectRedis(server.url, { retryStrategy: () => 50 });

@@ -3,9 +3,8 @@
  * persistence, and what the tests of refused credentials do to it: change its password under connected
  * clients (every connection dropped, so their reconnections offer the old one) and change it back.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { freePort } from './free-port.js';
+import { launchRedisOnFreePort } from './redis-launch.js';
 import { waitUntil } from './wait-until.js';
 
 export interface PasswordRedis {
@@ -20,9 +19,8 @@ export interface PasswordRedis {
 }
 
 export async function startPasswordRedis(password: string): Promise<PasswordRedis> {
-  const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', password];
-  const server: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
+  const args = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', password];
+  const { port, child: server } = await launchRedisOnFreePort(args);
   const probe = new Redis({ port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
   probe.on('error', () => undefined);
   await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');

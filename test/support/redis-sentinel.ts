@@ -5,13 +5,13 @@
  * password goes where. Nothing persists: the replica's full sync writes its RDB into the folder.
  * `stop()` kills all three and removes the folder; a run that dies first kills them on exit.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './free-port.js';
 import { killChildren } from './kill-children.js';
+import { launchRedisOnFreePort } from './redis-launch.js';
 import { waitUntil } from './wait-until.js';
 
 export const MASTER_NAME = 'm';
@@ -50,12 +50,11 @@ export async function ownSentinel(): Promise<OwnSentinel> {
     await rm(dir, { recursive: true, force: true });
   };
 
-  const start = (args: string[]) => {
-    const child = spawn('redis-server', args, { stdio: 'ignore' });
-    child.once('error', (error) => {
-      throw new Error(`this test runs redis-server itself: ${error.message}`);
-    });
+  /** A redis-server that `args(port)` configures, on a free port; resolves to that port once it listens. */
+  const start = async (args: (port: number) => string[] | Promise<string[]>) => {
+    const { port, child } = await launchRedisOnFreePort(args);
     children.push(child);
+    return port;
   };
   const dataNode = (port: number, extra: string[] = []) =>
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--dbfilename', `${port}.rdb`].concat(
@@ -76,29 +75,30 @@ export async function ownSentinel(): Promise<OwnSentinel> {
   }
 
   try {
-    const [primaryPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
-    start(dataNode(primaryPort));
-    start(dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]));
+    const primaryPort = await start((port) => dataNode(port));
+    const replicaPort = await start((port) => dataNode(port, ['--replicaof', '127.0.0.1', String(primaryPort)]));
     await asking(direct(replicaPort), (client) =>
       waitUntil(async () => (await client.info('replication')).includes('master_link_status:up'), 10_000),
     );
 
     const conf = path.join(dir, 'sentinel.conf');
-    await writeFile(
-      conf,
-      [
-        `port ${sentinelPort}`,
-        'bind 127.0.0.1',
-        `dir ${dir}`,
-        `requirepass ${SENTINEL_PASSWORD}`,
-        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${primaryPort} 1`,
-        `sentinel auth-pass ${MASTER_NAME} ${DATA_PASSWORD}`,
-        `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
-        `sentinel failover-timeout ${MASTER_NAME} 5000`,
-        '',
-      ].join('\n'),
-    );
-    start([conf, '--sentinel']);
+    const sentinelPort = await start(async (port) => {
+      await writeFile(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `requirepass ${SENTINEL_PASSWORD}`,
+          `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${primaryPort} 1`,
+          `sentinel auth-pass ${MASTER_NAME} ${DATA_PASSWORD}`,
+          `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
+          `sentinel failover-timeout ${MASTER_NAME} 5000`,
+          '',
+        ].join('\n'),
+      );
+      return [conf, '--sentinel'];
+    });
 
     const primaryOf = async (client: Redis) => {
       const [, port] = (await client.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)) as [string, string];

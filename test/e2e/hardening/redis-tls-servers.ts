@@ -1,21 +1,17 @@
 /**
  * Redis over TLS for redis-tls.test.ts: TLS-only redis-servers and sentinels of a test's own
- * (certificates from test/support/certificates.ts, ports from free-port.ts), and the gateway run as
- * `a2a-bridge serve` on them, in a process of its own, with a check that what a caller starts is
+ * (certificates from test/support/certificates.ts, started on free ports by redis-launch.ts), and the gateway run as
+ * `a2a-bridge serve` on them, in a process of its own on a port it picks, with a check that what a caller starts is
  * recorded in a given Redis. The caller passes the list its children go to and kills them
  * (kill-children.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import type { Certificates } from '../../support/certificates.js';
-import { freePort } from '../../support/free-port.js';
-import { root } from '../../support/run-cli.js';
+import { launchRedisOnFreePort } from '../../support/redis-launch.js';
+import { serveCli } from '../../support/run-cli.js';
 import { sendMessageParams } from '../../support/v1-message.js';
 import { waitUntil } from '../../support/wait-until.js';
 
@@ -23,15 +19,6 @@ import { waitUntil } from '../../support/wait-until.js';
 export const TLS_REDIS_PASSWORD = 'tls-pass';
 /** The master name the sentinels watch. */
 export const MASTER = 'm';
-
-const entry = path.join(root, 'src/cli.ts');
-const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
-
-export function startChild(children: ChildProcess[], command: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  const child = spawn(command, args, { stdio: 'ignore', env });
-  children.push(child);
-  return child;
-}
 
 /**
  * A client over TLS that trusts the test CA, presenting the `client` certificate when named, with
@@ -56,17 +43,23 @@ export async function tlsClient(certificates: Certificates, port: number, option
 export const dataNodeClient = (certificates: Certificates, port: number, client?: string): Promise<Redis> =>
   tlsClient(certificates, port, { password: TLS_REDIS_PASSWORD, ...(client ? { client } : {}) });
 
-/** redis-server with the settings of `lines`, in a config file of its own (a sentinel rewrites it). */
+/**
+ * redis-server with the settings `lines(port)` gives, on a free port, in a config file of its own (a sentinel rewrites
+ * it); resolves to that port once it listens.
+ */
 async function startRedisServer(
   children: ChildProcess[],
   certificates: Certificates,
-  port: number,
-  lines: string[],
+  lines: (port: number) => string[],
   args: string[] = [],
-): Promise<void> {
-  const conf = certificates.file(`redis-${port}.conf`);
-  await writeFile(conf, [...lines, 'bind 127.0.0.1', `dir ${certificates.dir}`, ''].join('\n'));
-  startChild(children, 'redis-server', [conf, ...args]);
+): Promise<number> {
+  const { port, child } = await launchRedisOnFreePort(async (port) => {
+    const conf = certificates.file(`redis-${port}.conf`);
+    await writeFile(conf, [...lines(port), 'bind 127.0.0.1', `dir ${certificates.dir}`, ''].join('\n'));
+    return [conf, ...args];
+  });
+  children.push(child);
+  return port;
 }
 
 async function waitFor(client: Promise<Redis>, check: (client: Redis) => Promise<boolean>): Promise<void> {
@@ -95,8 +88,7 @@ export async function startTlsRedis(
   certificates: Certificates,
   options: { clientAuth: boolean; client?: string },
 ): Promise<number> {
-  const port = await freePort();
-  await startRedisServer(children, certificates, port, [
+  const port = await startRedisServer(children, certificates, (port) => [
     'port 0',
     `tls-port ${port}`,
     ...serverTls(certificates),
@@ -120,17 +112,15 @@ export async function startSentinel(
   certificates: Certificates,
   options: { primaryPort: number; tlsOnly: boolean; client?: string },
 ): Promise<number> {
-  const port = await freePort();
   const client = options.client
     ? [`tls-client-cert-file ${certificates.file(`${options.client}.pem`)}`, `tls-client-key-file ${certificates.file(`${options.client}.key`)}`]
     : [];
-  const listen = options.tlsOnly ? ['port 0', `tls-port ${port}`, 'tls-auth-clients yes'] : [`port ${port}`];
-  await startRedisServer(
+  const listen = (port: number) => (options.tlsOnly ? ['port 0', `tls-port ${port}`, 'tls-auth-clients yes'] : [`port ${port}`]);
+  const port = await startRedisServer(
     children,
     certificates,
-    port,
-    [
-      ...listen,
+    (port) => [
+      ...listen(port),
       'tls-replication yes',
       ...serverTls(certificates),
       ...client,
@@ -160,27 +150,24 @@ export interface ServedGateway {
  * unless `env` says so. Resolves once `/ready` answers 200: the gateway reaches its Redis.
  */
 export async function serveOnRedis(children: ChildProcess[], redisUrl: string, prefix: string, env: NodeJS.ProcessEnv = {}): Promise<ServedGateway> {
-  const port = await freePort();
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && key !== 'NODE_EXTRA_CA_CERTS'),
-  );
   const settings = {
-    A2A_BRIDGE_PORT: String(port),
+    A2A_BRIDGE_PORT: '0',
     A2A_BRIDGE_HOST: '127.0.0.1',
     A2A_BRIDGE_STORE: 'redis',
     A2A_BRIDGE_REDIS_URL: redisUrl,
     A2A_BRIDGE_REDIS_PREFIX: prefix,
-    A2A_BRIDGE_LOG_LEVEL: 'silent',
+    // Its "listening" line names the port it took.
+    A2A_BRIDGE_LOG_LEVEL: 'info',
+    // Only when `env` names one: not this process's.
+    NODE_EXTRA_CA_CERTS: undefined,
   };
-  const child = startChild(children, process.execPath, ['--import', tsx, entry, 'serve'], { ...inherited, ...settings, ...env });
-  const url = `http://127.0.0.1:${port}`;
+  const { child, url, exited } = await serveCli([], { env: { ...settings, ...env }, track: children });
   // 3.5 s alone; beside the CLI's files (a dozen node processes compiling through tsx) it took past 15 s.
   await waitUntil(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200, 45_000);
   return {
     url,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await exited;
     },
