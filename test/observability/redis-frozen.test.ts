@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { parse, value } from '../support/prometheus.js';
 import { ownRedis, type OwnRedis } from '../support/redis-server.js';
@@ -27,7 +27,8 @@ async function timed(url: string): Promise<{ status: number; body: string; ms: n
   return { status: response.status, body, ms: Date.now() - started };
 }
 
-describe('a gateway whose Redis froze', () => {
+// The two describes' gateways and Redis servers are their own: they run side by side.
+describe.concurrent('a gateway whose Redis froze', () => {
   let redis: OwnRedis;
   let gateway: TestGateway;
   let dir: string;
@@ -56,7 +57,9 @@ describe('a gateway whose Redis froze', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('/ready turns 503 on its own within a probe, the log and the metrics say why, a scrape is not held, and all comes back at the thaw', async () => {
+  it('/ready turns 503 on its own within a probe, the log and the metrics say why, a scrape is not held, and all comes back at the thaw', async ({
+    expect,
+  }) => {
     const before = parse((await timed(`${gateway.url}/metrics`)).body);
     expect(value(before, 'a2a_bridge_push_queue_depth', { queue: 'redis-streams' })).toBe(0);
     redis.freeze();
@@ -101,7 +104,7 @@ describe('a gateway whose Redis froze', () => {
   }, 40_000);
 });
 
-describe('a gateway whose Redis is slow but answers within redis-command-timeout-ms', () => {
+describe.concurrent('a gateway whose Redis is slow but answers within redis-command-timeout-ms', () => {
   let redis: OwnRedis;
   let gateway: TestGateway;
   beforeAll(async () => {
@@ -116,7 +119,7 @@ describe('a gateway whose Redis is slow but answers within redis-command-timeout
     await redis?.remove();
   });
 
-  it('/ready stays 200 through a 3 s stall, each probe answering at once while its PING is outstanding', async () => {
+  it('/ready stays 200 through a 3 s stall, each probe answering at once while its PING is outstanding', async ({ expect }) => {
     // Past the 1 s a PING's answer holds: the first probe of the stall sends one, and it is outstanding throughout.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     redis.freeze();

@@ -71,6 +71,9 @@ async function recorded(store: InMemoryTaskStore, request: RequestContext, step:
 }
 
 class BackgroundWorker implements AgentExecutor {
+  /** The conversations whose background work has ended: its last step is in the task store. */
+  readonly ended = new Set<string>();
+
   constructor(private readonly store: InMemoryTaskStore) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -88,6 +91,7 @@ class BackgroundWorker implements AgentExecutor {
         await sleep(step.afterMs);
         await recorded(this.store, request, step);
       }
+      this.ended.add(request.contextId);
     })();
   };
 
@@ -100,10 +104,12 @@ const REQUEST_TIMEOUT_MS = 60_000;
 const BOUND_MS = 3_000;
 
 let agent: RunningTestAgent;
+let worker: BackgroundWorker;
 let gateway: RunningGateway;
 let bounded: RunningGateway;
 beforeAll(async () => {
   const store = new InMemoryTaskStore();
+  worker = new BackgroundWorker(store);
   agent = await startSdkTestAgent(
     {
       name: 'Background worker',
@@ -111,7 +117,7 @@ beforeAll(async () => {
       skill: { id: 'work', name: 'Work', description: 'deploy the website' },
       streaming: false,
     },
-    new BackgroundWorker(store),
+    worker,
     { taskStore: store },
   );
   gateway = await startFacadeGateway({ upstream: { url: agent.url, 'request-timeout-ms': REQUEST_TIMEOUT_MS }, bailian: { 'api-key': API_KEY } });
@@ -157,6 +163,24 @@ const CASES = METHODS.flatMap((method) => [
 ]);
 
 describe('an agent that does not stream and answers a blocking call with its task still working', () => {
+  // The longest tests (a bound, then the agent's 6 s) first, so that they are not the last ones left running.
+  it.concurrent.for(METHODS)(
+    "%s: past the turn's bound, that the agent goes on; the next message shows the rest",
+    { timeout: 60_000 },
+    async (method, { expect }) => {
+      const contextId = randomUUID();
+      const turn = await read(bounded, method, 'migrate the database', contextId);
+      // Its working words, then that it goes on (words.turnLeftRunning), not that it ended early.
+      expect(turn.text).toMatch(
+        /^Migrating the database\.\nThe agent is taking longer than this reply can wait, but it is still working on your request\./,
+      );
+      // The agent finishes after the bound (6 s after it took the task up); the next message, sent then, shows its answer.
+      await expect.poll(() => worker.ended.has(contextId), { timeout: 20_000 }).toBe(true);
+      const next = await read(bounded, method, 'how did it go?', contextId);
+      expect(next.text).toMatch(/^Here is the rest of the reply to your previous message[^\n]*\n\nThe database is migrated\.$/);
+    },
+  );
+
   it.concurrent.for(CASES)(
     '$method ($prompt): its working words, then its answer',
     { timeout: 60_000 },
@@ -173,21 +197,4 @@ describe('an agent that does not stream and answers a blocking call with its tas
     const next = await read(gateway, method, '再试一次', contextId);
     expect([first.state, next]).toEqual(['completed', { text: 'Done again.', state: 'completed' }]);
   });
-
-  it.concurrent.for(METHODS)(
-    "%s: past the turn's bound, that the agent goes on; the next message shows the rest",
-    { timeout: 60_000 },
-    async (method, { expect }) => {
-      const contextId = randomUUID();
-      const turn = await read(bounded, method, 'migrate the database', contextId);
-      // Its working words, then that it goes on (words.turnLeftRunning), not that it ended early.
-      expect(turn.text).toMatch(
-        /^Migrating the database\.\nThe agent is taking longer than this reply can wait, but it is still working on your request\./,
-      );
-      // The agent finishes after the bound (6 s after it took the task up); the next message, sent later, shows its answer.
-      await sleep(9_000);
-      const next = await read(bounded, method, 'how did it go?', contextId);
-      expect(next.text).toMatch(/^Here is the rest of the reply to your previous message[^\n]*\n\nThe database is migrated\.$/);
-    },
-  );
 });

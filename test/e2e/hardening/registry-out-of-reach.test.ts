@@ -120,14 +120,18 @@ describe('a read while the registry does not answer', () => {
   it('GetTask and ListTasks are refused for now too: 503 with Retry-After, UNAVAILABLE on gRPC', async () => {
     redis.freeze();
     try {
-      for (const [method, params] of [
+      // Side by side: each waits out redis-command-timeout-ms on the frozen Redis.
+      const reads = [
         ['GetTask', { id: 'a-task' }],
         ['ListTasks', {}],
-      ] as const) {
-        const answer = await rpc('/', method, params, V1);
-        expect(answer, method).toMatchObject({ status: 503, retryAfter: RETRY_AFTER, body: { error: REFUSAL } });
-      }
-      const failure = await grpcFailureOf(transport.getTask({ tenant: '', id: 'a-task', historyLength: undefined }, wire()));
+      ] as const;
+      const [answers, failure] = await Promise.all([
+        Promise.all(reads.map(([method, params]) => rpc('/', method, params, V1))),
+        grpcFailureOf(transport.getTask({ tenant: '', id: 'a-task', historyLength: undefined }, wire())),
+      ]);
+      reads.forEach(([method], index) =>
+        expect(answers[index], method).toMatchObject({ status: 503, retryAfter: RETRY_AFTER, body: { error: REFUSAL } }),
+      );
       expect(failure).toMatchObject({ status: status.UNAVAILABLE });
     } finally {
       redis.thaw();
@@ -140,18 +144,25 @@ describe('a facade task method while the registry does not answer', () => {
   it('tasks/get, tasks/cancel and tasks/resubscribe: the same refusal for now, the log says what Redis did', async () => {
     redis.freeze();
     try {
-      for (const [path, method, params] of [
+      const calls = [
         ['/', 'tasks/get', { id: 'a-task' }],
         ['/', 'tasks/cancel', { id: 'a-task' }],
         ['/stream', 'tasks/resubscribe', { id: 'a-task' }],
-      ] as const) {
-        const answer = await rpc(path, method, params);
-        expect(answer, method).toEqual({ status: 200, retryAfter: RETRY_AFTER, body: { jsonrpc: '2.0', id: 1, error: REFUSAL } });
+      ] as const;
+      const v1Reads = () => gateway.requestLog().filter((one) => one.method === 'GetTask').length;
+      const v1ReadsBefore = v1Reads();
+      // Side by side, a 1.0 read with them: each waits out redis-command-timeout-ms on the frozen Redis.
+      const [answers] = await Promise.all([
+        Promise.all(calls.map(([path, method, params]) => rpc(path, method, params))),
+        rpc('/', 'GetTask', { id: 'a-task' }, V1),
+      ]);
+      calls.forEach(([, method], index) => {
+        expect(answers[index], method).toEqual({ status: 200, retryAfter: RETRY_AFTER, body: { jsonrpc: '2.0', id: 1, error: REFUSAL } });
         const line = gateway.requestLog().findLast((one) => one.method === method);
         expect(line, method).toMatchObject({ errorCode: -32603, cause: 'Command timed out' });
-      }
+      });
       // A 1.0 read's line says it too.
-      await rpc('/', 'GetTask', { id: 'a-task' }, V1);
+      expect(v1Reads()).toBe(v1ReadsBefore + 1);
       expect(gateway.requestLog().findLast((one) => one.method === 'GetTask')).toMatchObject({ cause: 'Command timed out' });
     } finally {
       redis.thaw();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startLaggingRedis, type LaggingRedis } from '../../support/lagging-redis.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
@@ -19,13 +19,15 @@ import { deployWords, failWords, longWords, startDeployAgent, type RunningDeploy
 import { agentClient, ALICE, BINDINGS, BOB, sdkClient, startDeployment, UPSTREAMS, type Deployment } from './deployment.js';
 import { historyLines, streamedArtifacts, streamedLines, taskArtifacts } from './seen.js';
 
-let deployment: Deployment<TestGateway>;
-let direct: Client;
 beforeAll(requireRedis);
 
 const get = (client: Client, id: string) => client.getTask({ tenant: '', id, historyLength: undefined });
 
-describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
+// Each binding to the agent has a deployment of its own (its own agent, replicas and Redis prefix): they run side by side,
+// and beside the lagging replicas' describe below.
+describe.concurrent.each(UPSTREAMS)('the agent called over %s', (upstream) => {
+  let deployment: Deployment<TestGateway>;
+  let direct: Client;
   beforeAll(async () => {
     deployment = await startDeployment({ upstream });
     direct = await agentClient(deployment.agent, upstream);
@@ -144,7 +146,7 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
 /** How late replica A's every Redis command lands: a registry write of A's well after B is asked. */
 const A_REDIS_LAG_MS = 300;
 
-describe(`replica A's Redis commands landing ${A_REDIS_LAG_MS} ms late (a busy Redis, a slow link)`, () => {
+describe.concurrent(`replica A's Redis commands landing ${A_REDIS_LAG_MS} ms late (a busy Redis, a slow link)`, () => {
   const prefix = `test-replicas-lag-${process.pid}-${randomUUID().slice(0, 8)}:`;
   let agent: RunningDeployAgent;
   let lagging: LaggingRedis;
@@ -170,17 +172,21 @@ describe(`replica A's Redis commands landing ${A_REDIS_LAG_MS} ms late (a busy R
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it.each(BINDINGS)("CancelTask on B with the id A's stream just opened with (over %s): B knows the new task and cancels it", async (binding) => {
-    const [a, b] = replicas as [TestGateway, TestGateway];
-    const [onA, onB] = [await sdkClient(a, binding), await sdkClient(b, binding)];
-    const name = `lagged-${binding}`;
-    const streamed = new StreamReader(onA.sendMessageStream(sendRequest(`long ${name} 20`)));
-    const { taskId } = payloadRef(await streamed.expectNext());
+  // Each cancels a task of its own: side by side, each waiting on A's late writes, beside the describes above.
+  it.for(BINDINGS)(
+    "CancelTask on B with the id A's stream just opened with (over %s): B knows the new task and cancels it",
+    async (binding, { expect }) => {
+      const [a, b] = replicas as [TestGateway, TestGateway];
+      const [onA, onB] = [await sdkClient(a, binding), await sdkClient(b, binding)];
+      const name = `lagged-${binding}`;
+      const streamed = new StreamReader(onA.sendMessageStream(sendRequest(`long ${name} 20`)));
+      const { taskId } = payloadRef(await streamed.expectNext());
 
-    // At once: the caller holds the id, and B reads the shared registry, which under credentials must hold the task.
-    const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined });
-    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(streamedLines(await streamed.rest()).at(-1)).toBe(`canceled: [text/plain] ${longWords(name, 0).canceled}`);
-    expect((await get(onB, taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-  });
+      // At once: the caller holds the id, and B reads the shared registry, which under credentials must hold the task.
+      const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect(streamedLines(await streamed.rest()).at(-1)).toBe(`canceled: [text/plain] ${longWords(name, 0).canceled}`);
+      expect((await get(onB, taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    },
+  );
 });
