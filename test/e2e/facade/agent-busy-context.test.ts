@@ -16,30 +16,8 @@ import { BUSY_CONTEXT_MESSAGE, demoReply, startDemoAgent, type RunningDemoAgent 
 import { EN } from '../../../src/surfaces/v025/reply/words-en.js';
 import { JA } from '../../../src/surfaces/v025/reply/words-ja.js';
 import { ZH } from '../../../src/surfaces/v025/reply/words-zh.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-
-type Way = 'send' | 'stream';
-
-/** What a Bailian user reads of one turn, the state it ended in, and its task. */
-interface Read {
-  text: string;
-  state: string;
-  taskId: string;
-}
-
-/** One turn of `text` in the conversation `contextId` through the facade at `url`. */
-async function turn(url: string, way: Way, text: string, contextId: string): Promise<Read> {
-  const message = userMessage({ text, contextId });
-  if (way === 'send') {
-    const { body } = await rpc(url, 'message/send', { message });
-    expect(body.error).toBeUndefined();
-    return { text: sentText(body.result), state: body.result.status.state, taskId: body.result.id };
-  }
-  const frames = await (await openStream(`${url}/stream`, 'message/stream', { message })).rest();
-  expect(frames.filter((frame) => frame.json.error !== undefined)).toEqual([]);
-  const events = results(frames);
-  return { text: streamedText(events), state: events.at(-1).status.state, taskId: events[0].id ?? events[0].taskId };
-}
+import { openStream, results, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { readTurn, type Read, type Way } from './read-turn.js';
 
 describe('a Bailian message that reaches iac-code busy with another turn of its conversation', () => {
   let agent: RunningDemoAgent;
@@ -67,12 +45,12 @@ describe('a Bailian message that reaches iac-code busy with another turn of its 
     const first = await openStream(`${running.url}/stream`, 'message/stream', { message: userMessage({ text: 'slow: 先创建一个VPC', contextId }) });
     // The agent is at work on it: its first words came.
     for (let frame = await first.next(); frame && frame.json.result?.kind !== 'artifact-update'; frame = await first.next());
-    const refused = await turn(other.url, way, text, contextId);
+    const refused = await readTurn(other.url, way, text, contextId);
     const firstEnd = results(await first.rest()).at(-1);
     expect(firstEnd.status.state).toBe('completed');
     const { body } = await rpc(other.url, 'tasks/get', { id: refused.taskId });
     const got = { text: sentText(body.result), state: body.result.status.state, taskId: body.result.id };
-    const after = await turn(other.url, way, next, contextId);
+    const after = await readTurn(other.url, way, next, contextId);
     return { refused, got, after };
   }
 
@@ -99,9 +77,9 @@ describe('a Bailian message that reaches iac-code busy with another turn of its 
     const contextId = `own-${randomUUID()}`;
     const failure = `部署失败：${BUSY_CONTEXT_MESSAGE}`;
     for (const way of ['send', 'stream'] as const) {
-      expect(await turn(other.url, way, `fail:${failure}`, contextId)).toMatchObject({ text: failure, state: 'failed' });
+      expect(await readTurn(other.url, way, `fail:${failure}`, contextId)).toMatchObject({ text: failure, state: 'failed' });
     }
-    const answer = await turn(other.url, 'stream', BUSY_CONTEXT_MESSAGE, contextId);
+    const answer = await readTurn(other.url, 'stream', BUSY_CONTEXT_MESSAGE, contextId);
     expect(answer).toMatchObject({ text: demoReply(BUSY_CONTEXT_MESSAGE, 3).full, state: 'completed' });
   });
 });

@@ -17,33 +17,11 @@ import { EN } from '../../../src/surfaces/v025/reply/words-en.js';
 import { ZH } from '../../../src/surfaces/v025/reply/words-zh.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { BUSY_CONTEXT_WORDS } from '../../support/fake-iac-code-busy.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-
-type Way = 'send' | 'stream';
-
-/** What a Bailian user reads of one turn, the state it ended in, and its task. */
-interface Read {
-  text: string;
-  state: string;
-  taskId: string;
-}
+import { openStream, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { readTurn, type Read, type Way } from './read-turn.js';
 
 /** The captured turn's reply (fake-iac-code-data.ts), its file described in the turn's language: every successful turn of the fake. */
 const ANSWER = /^Hello world\.\nmain\.tf \(text\/plain, 14 (bytes|字节)\)\nDone\.$/;
-
-/** One turn of `text` in the conversation `contextId` through the facade at `url`; `taskId`: the task the message names itself. */
-async function turn(url: string, way: Way, text: string, contextId: string, taskId?: string): Promise<Read> {
-  const message = userMessage(taskId ? { text, contextId, taskId } : { text, contextId });
-  if (way === 'send') {
-    const { body } = await rpc(url, 'message/send', { message });
-    expect(body.error).toBeUndefined();
-    return { text: sentText(body.result), state: body.result.status.state, taskId: body.result.id };
-  }
-  const frames = await (await openStream(`${url}/stream`, 'message/stream', { message })).rest();
-  expect(frames.filter((frame) => frame.json.error !== undefined)).toEqual([]);
-  const events = results(frames);
-  return { text: streamedText(events), state: events.at(-1).status.state, taskId: events[0].id ?? events[0].taskId };
-}
 
 describe('a Bailian follow-up that reaches iac-code while another turn of its conversation runs there', () => {
   let fake: FakeIacCode;
@@ -69,18 +47,18 @@ describe('a Bailian follow-up that reaches iac-code while another turn of its co
    */
   async function whileRunning(way: Way, text: string, next: string, intoRunning = false): Promise<{ refused: Read; got: Read; after: Read }> {
     const contextId = `busy-${randomUUID()}`;
-    const opened = await turn(running.url, 'send', '先创建一个VPC', contextId);
+    const opened = await readTurn(running.url, 'send', '先创建一个VPC', contextId);
     // Bailian's profile shows every iac-code turn's end (input-required) completed (docs/bailian.md).
     expect(opened.state).toBe('completed');
-    expect(await turn(other.url, 'send', '用哪个地域？', contextId)).toMatchObject({ text: expect.stringMatching(ANSWER), state: 'completed' });
+    expect(await readTurn(other.url, 'send', '用哪个地域？', contextId)).toMatchObject({ text: expect.stringMatching(ANSWER), state: 'completed' });
     const second = await openStream(`${running.url}/stream`, 'message/stream', { message: userMessage({ text: '再加一个子网', contextId }) });
     // The agent is at work on it: its first words came.
     for (let frame = await second.next(); frame && !JSON.stringify(frame.json.result ?? {}).includes('Hello'); frame = await second.next());
-    const refused = await turn(other.url, way, text, contextId, intoRunning ? opened.taskId : undefined);
+    const refused = await readTurn(other.url, way, text, contextId, intoRunning ? opened.taskId : undefined);
     await second.rest();
     const { body } = await rpc(other.url, 'tasks/get', { id: refused.taskId });
     const got = { text: sentText(body.result), state: body.result.status.state, taskId: body.result.id };
-    const after = await turn(other.url, way, next, contextId);
+    const after = await readTurn(other.url, way, next, contextId);
     return { refused, got, after };
   }
 
