@@ -39,6 +39,7 @@ import { facadeTaskV025 } from './task-history.js';
 import { refuseFinished } from './task-methods.js';
 import { watchedResubscription } from './cut-resubscriptions.js';
 import { joinedTurn } from './joined-turn.js';
+import { rejoinedTurn } from './rejoined-turn.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',
@@ -217,8 +218,10 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
             // caller's message the record holds, which a 0.2.5 agent's task may lack (joined-turn.ts).
             const taskId = prepared.ref.taskId;
             const filesBefore = taskId ? await routing.languages.filesBeforeTurn.of(ctx.principal, taskId).catch(() => undefined) : undefined;
+            // A turn that started afresh opens with the words that say so; one that ended reads as tasks/get reads it.
+            const rejoined = { deps, ctx, recorded: previous, startedAfresh: words.startedAfresh };
             const events = (onAccepted: () => void) =>
-              joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))), previous, filesBefore);
+              rejoinedTurn(joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))), previous, filesBefore), rejoined);
             return call.answer(await v025Stream(events, stream));
           }
           const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);

@@ -23,20 +23,21 @@ export interface StartedAfreshAt {
 
 /**
  * The turn's events with the words told in them. `told`: awaited as the words are about to go out, with the event that
- * tells them (its turn's tracker notes it; the turn is noted for tasks/get and a retry of its message).
+ * tells them (its turn's tracker notes it; the turn is noted for tasks/get and a retry of its message). Without `at`:
+ * a turn shown again whose note is made (tasks/resubscribe of it: rejoined-turn.ts).
  */
 export async function* withStartedAfreshTold(
   events: AsyncIterable<StreamResponse>,
   words: string,
-  at: { messageId: string; told?: ((event: StreamResponse, at: StartedAfreshAt) => Promise<void>) | undefined },
+  at?: { messageId: string; told?: ((event: StreamResponse, at: StartedAfreshAt) => Promise<void>) | undefined },
 ): AsyncGenerator<StreamResponse> {
   const iterator = events[Symbol.asyncIterator]();
   try {
     const first = await iterator.next();
     if (first.done) return;
     for (const event of toldAround(first.value, words)) {
-      if ('statusUpdate' in event && isStartedAfreshTold(event))
-        await at.told?.(event, { taskId: event.statusUpdate.taskId, messageId: at.messageId });
+      if (at?.told && 'statusUpdate' in event && isStartedAfreshTold(event))
+        await at.told(event, { taskId: event.statusUpdate.taskId, messageId: at.messageId });
       yield event;
     }
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
