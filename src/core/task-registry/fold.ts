@@ -14,6 +14,7 @@ import {
 import { withRecordedOpening } from '../first-message.js';
 import { withCallerMessagesKept } from './caller-messages.js';
 import { withoutLargeUserParts } from './history-parts.js';
+import { continuesRun, holdsRun, withRunsMerged } from './merged-runs.js';
 
 /**
  * Fold one stream event into a task, the way the a2a SDKs' task managers do, without mutating
@@ -61,7 +62,7 @@ export function batchTaskId(events: readonly StreamResponse[]): string | undefin
  * Fold events in order, as `foldEvent` one after the other would; undefined when none of them applied
  * (so there is nothing to write). A batch can hold a whole turn of chunks, so the task is not copied
  * per event: it is copied once, at its first change, and that copy is changed in place (TaskDraft),
- * the history bounded once at the end. Neither `current` nor the events are changed.
+ * the history cut once at the end (its runs merged as they came). Neither `current` nor the events are changed.
  */
 export function foldEvents(
   current: Task | undefined,
@@ -72,7 +73,7 @@ export function foldEvents(
   const draft = new TaskDraft(current, historyLimit);
   let applied = false;
   for (const event of events) applied = draft.apply(event) || applied;
-  return applied && draft.task ? boundHistory(draft.task, historyLimit, historyPartMaxBytes) : undefined;
+  return applied && draft.task ? draft.bounded(historyPartMaxBytes) : undefined;
 }
 
 /**
@@ -84,11 +85,24 @@ class TaskDraft {
   private ownHistory = false;
   private ownArtifacts = false;
   private readonly ownParts = new Set<Artifact>();
+  /** Whether the history's last `historyLimit` messages hold a run of one id (merged-runs.ts); undefined: not looked at yet. */
+  private runKept: boolean | undefined;
 
   constructor(
     public task: Task | undefined,
     private readonly historyLimit: number,
   ) {}
+
+  /**
+   * The task as a write keeps it (boundHistory): a history that outgrew the limit here had its runs merged as they
+   * came (outgrown), and is left to cut to its last `historyLimit` messages.
+   */
+  bounded(partMaxBytes: number): Task {
+    const task = this.task!;
+    const history = task.history;
+    if (this.runKept === undefined || !history || history.length <= this.historyLimit) return boundHistory(task, this.historyLimit, partMaxBytes);
+    return withoutLargeUserParts(withFields(task, { history: history.slice(history.length - this.historyLimit) }), partMaxBytes);
+  }
 
   apply(event: StreamResponse): boolean {
     if ('task' in event) this.replace(event.task);
@@ -99,9 +113,11 @@ class TaskDraft {
   }
 
   private replace(task: Task): void {
-    this.task = overRecord(this.task, task, this.historyLimit);
+    // Bounded at once, as one event at a time would be: the runs past the limit merged before the next chunk comes.
+    this.task = boundHistory(overRecord(this.task, task, this.historyLimit), this.historyLimit);
     this.owned = this.ownHistory = this.ownArtifacts = false;
     this.ownParts.clear();
+    this.runKept = undefined;
   }
 
   /** The task, copied the first time it changes; an update for a task never seen starts one. */
@@ -121,7 +137,24 @@ class TaskDraft {
       task.history = [...(task.history ?? [])];
       this.ownHistory = true;
     }
-    task.history!.push(message);
+    const history = task.history!;
+    if (this.runKept === false && continuesRun(message, history.at(-1))) this.runKept = true;
+    history.push(message);
+    if (this.historyLimit > 0 && history.length > this.historyLimit) this.outgrown(task, history);
+  }
+
+  /**
+   * A history one message past what a write keeps, as one event at a time bounds it (boundHistory): with a run
+   * among its last `historyLimit + 1` messages, those merged then cut; else its oldest message is cut, which is
+   * left to the batch's end (the messages before the last `historyLimit` are no record's, and hold no run). The
+   * first time, the whole history is read: a record an earlier, higher limit left longer may hold runs before.
+   */
+  private outgrown(task: Task, history: Message[]): void {
+    const from = this.runKept === undefined ? 0 : history.length - this.historyLimit - 1;
+    this.runKept ??= holdsRun(history);
+    if (!this.runKept) return;
+    task.history = cutHistory(from > 0 ? history.slice(from) : history, this.historyLimit);
+    this.runKept = false;
   }
 
   private status(update: TaskStatusUpdateEvent): void {
@@ -171,8 +204,9 @@ class TaskDraft {
 }
 
 /**
- * Keep at most the last `limit` history entries (0 keeps none), and of the caller's messages among them
- * no raw part past `partMaxBytes` (history-parts.ts).
+ * Keep at most the last `limit` history entries (0 keeps none), a history past it with each run of one agent
+ * message's chunks merged first (merged-runs.ts), and of the caller's messages among them no raw part past
+ * `partMaxBytes` (history-parts.ts).
  */
 export function boundHistory(task: Task, limit: number, partMaxBytes = Infinity): Task {
   const history = task.history;
@@ -181,7 +215,15 @@ export function boundHistory(task: Task, limit: number, partMaxBytes = Infinity)
     const { history: _dropped, ...rest } = task;
     return rest;
   }
-  return withoutLargeUserParts(withFields(task, { history: history.slice(history.length - limit) }), partMaxBytes);
+  return withoutLargeUserParts(withFields(task, { history: cutHistory(history, limit) }), partMaxBytes);
+}
+
+/** What a write keeps of a history past `limit`: its runs merged (merged-runs.ts), then its last `limit` messages. */
+function cutHistory(history: readonly Message[], limit: number): Message[] {
+  const merged = withRunsMerged(history);
+  if (merged && merged.length <= limit) return merged;
+  const whole = merged ?? history;
+  return whole.slice(whole.length - limit);
 }
 
 /** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */
