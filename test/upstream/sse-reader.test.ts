@@ -247,7 +247,7 @@ describe('readSse over an undici-like body', () => {
   });
 });
 
-describe('readSse with an idle bound', () => {
+describe.concurrent('readSse with an idle bound', () => {
   const IDLE_MS = 150;
   const wentIdle = new Error('went idle');
   const idle = { ms: IDLE_MS, error: () => wentIdle };
