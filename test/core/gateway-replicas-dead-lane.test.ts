@@ -36,23 +36,26 @@ afterAll(async () => {
 
 /**
  * Replicas of one gateway sharing a Redis prefix, each client capped at one turn in flight when `cappedAtOne`;
- * `writes`, when given, holds each of a replica's registry writes until it resolves.
+ * `writes`, when given, holds each of a replica's registry writes until it resolves. Closed after the test, or
+ * through `closeWith` (a concurrent test's own onTestFinished: afterEach would close its neighbour's too).
  */
-function replicas(options: { cappedAtOne?: boolean } = {}) {
+function replicas(options: { cappedAtOne?: boolean; closeWith?: (close: () => Promise<void>) => void } = {}) {
+  const closeWith = options.closeWith ?? ((close) => void closers.push(close));
   const prefix = `${RUN_PREFIX}${randomUUID()}:`;
   const limits = defaultConfig({ limits: { 'turns-in-flight-per-client': 1 } }).limits;
   const replica = (upstream: StubUpstream, writes?: () => Promise<void>) => {
-    const store = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
+    const opened = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
+    // Closed once: a store whose writes are held waits out the writer's stop bound (5 s) at each close, and die() closed it.
+    let closing: Promise<void> | undefined;
+    const store: typeof opened = { ...opened, close: () => (closing ??= opened.close()) };
     const registry: TaskRegistry = writes ? { ...store, applyAll: async (...args) => (await writes(), store.applyAll(...args)) } : store;
     const lanes = createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: LEASE_MS });
     const slots = options.cappedAtOne
       ? createRedisTurnSlots(limits, { url: REDIS_URL, prefix, leaseMs: LEASE_MS, answerWithinMs: 2_000 })
       : undefined;
-    closers.push(
-      () => store.close(),
-      () => lanes.close(),
-      async () => slots?.close(),
-    );
+    closeWith(() => store.close());
+    closeWith(() => lanes.close());
+    closeWith(async () => slots?.close());
     const gateway = createGateway(upstream, { registry, lanes, upstreamName: 'up', ...(slots ? { turnLimits: { slots } } : {}) });
     return { gateway, lanes, slots, registry: store };
   };
@@ -165,10 +168,11 @@ describe('a replica that died during a follow-up', () => {
     },
   );
 
-  it.each(REFUSED_BY)(
+  // Side by side: each closes A's store once, waiting out the writer's stop bound for the writes held.
+  it.concurrent.for(REFUSED_BY)(
     'streaming: keeps %s while the turn’s resumption is not yet recorded (the registry still holds the question)',
-    async (_, { cappedAtOne, contextId, refusal }) => {
-      const { replica, die } = replicas({ cappedAtOne });
+    async ([, { cappedAtOne, contextId, refusal }], { expect, onTestFinished }) => {
+      const { replica, die } = replicas({ cappedAtOne, closeWith: (close) => onTestFinished(close) });
       const first = new Feed();
       const followUp = new Feed();
       const feeds = [first, followUp];

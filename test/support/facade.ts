@@ -226,6 +226,12 @@ export function fakeTaskState(fake: FakeIacCode, contextId: string): string | un
   return undefined;
 }
 
+/** How many messages of conversation `contextId` the fake iac-code was sent (streamed or not): tests side by side count their own. */
+export function fakeMessagesIn(fake: FakeIacCode, contextId: string): number {
+  const inContext = (body: unknown) => (body as { params?: { message?: { contextId?: string } } })?.params?.message?.contextId === contextId;
+  return [...fake.rpcRequests('SendStreamingMessage'), ...fake.rpcRequests('SendMessage')].filter((request) => inContext(request.body)).length;
+}
+
 /** What a Bailian user reads of one turn, and the state it ended in. */
 export interface TurnRead {
   text: string;

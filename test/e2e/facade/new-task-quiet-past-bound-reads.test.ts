@@ -10,12 +10,12 @@
  * (unwatched-new-task-before-first-event.test.ts holds the Chinese and English turns, unwatched-silent-turns.test.ts
  * an agent that never says anything.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { FOLLOWED_WAIT_MS } from '../../../src/surfaces/v025/continuation.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { fakeMessagesIn, readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 const BOUND_MS = 300;
 /** The agent's first event comes 1.5 s after the call, well past the bound. */
@@ -39,7 +39,8 @@ const WHOLE = {
 };
 const TURN_IN_PROGRESS_ZH = '智能体仍在处理你的上一条消息';
 
-describe('a Bailian user whose new task passes the bound before iac-code says anything', () => {
+// Each test its own conversation: they wait out the agent's silences side by side.
+describe.concurrent('a Bailian user whose new task passes the bound before iac-code says anything', () => {
   let fake: FakeIacCode;
   /** send: message/send bounded at BOUND_MS; stream: message/stream's first event bounded at BOUND_MS. */
   const gateways = {} as Record<Way | 'streamRequestBound', RunningGateway>;
@@ -55,13 +56,12 @@ describe('a Bailian user whose new task passes the bound before iac-code says an
   });
 
   /** The messages of the conversation the agent was sent. */
-  const sentIn = (contextId: string): number =>
-    fake.rpcRequests('SendStreamingMessage').filter((request) => JSON.stringify(request.body).includes(`"contextId":"${contextId}"`)).length;
+  const sentIn = (contextId: string): number => fakeMessagesIn(fake, contextId);
   const reads = (gateway: RunningGateway, way: Way, text: string, contextId: string): Promise<string> =>
     readsOrRefusal(gateway.url, way, userMessage({ text, contextId }));
 
   for (const way of ['send', 'stream'] as const) {
-    it(`${way}, in Japanese: told the agent has not started yet, not that it timed out; "続けて" reads the reply whole`, async () => {
+    it(`${way}, in Japanese: told the agent has not started yet, not that it timed out; "続けて" reads the reply whole`, async ({ expect }) => {
       const contextId = `ctx-quiet-new-task-ja-${way}`;
       const told = await reads(gateways[way], way, `${LATE} VPCを作成して`, contextId);
       expect(told).toContain(NOT_STARTED.ja);
@@ -76,10 +76,10 @@ describe('a Bailian user whose new task passes the bound before iac-code says an
   }
 
   for (const way of ['send', 'stream'] as const) {
-    it.concurrent(
+    it(
       `${way}: a message while the agent stays quiet past the wait is refused as a turn in progress, not sent; the next reads the reply`,
       { timeout: 40_000 },
-      async () => {
+      async ({ expect }) => {
         const contextId = `ctx-quiet-longer-${way}`;
         expect(await reads(gateways[way], way, `${LATER} 创建一个专有网络`, contextId)).toContain(NOT_STARTED.zh);
         const early = await reads(gateways[way], way, '继续', contextId);
@@ -93,7 +93,7 @@ describe('a Bailian user whose new task passes the bound before iac-code says an
     );
   }
 
-  it('stream: a short request-timeout-ms does not bound it: the reply comes whole once the agent speaks', async () => {
+  it('stream: a short request-timeout-ms does not bound it: the reply comes whole once the agent speaks', async ({ expect }) => {
     const contextId = 'ctx-quiet-stream-request-bound';
     const reply = await reads(gateways.streamRequestBound, 'stream', `${LATE} 创建一个专有网络`, contextId);
     for (const said of AGENT_SAYS) expect(reply).toContain(said);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { fakeTaskState, readsOrRefusal, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { fakeMessagesIn, fakeTaskState, readsOrRefusal, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { AFTER_CUT, agentStateOf, DONE, quietAgentBehindFacade } from './rollout-agent.js';
 
@@ -35,7 +35,8 @@ const WHOLE_OF_SAME = {
   zh: '你刚发送的消息与上一条消息相同',
 };
 
-describe('a turn that opens a new task, whose bound passes before the agent says anything', () => {
+// Each test its own conversation: they wait out the agent's silence side by side.
+describe.concurrent('a turn that opens a new task, whose bound passes before the agent says anything', () => {
   let fake: FakeIacCode;
   /** Bounds message/send at BOUND_MS, message/stream's first event at BOUND_MS. */
   const gateways: Record<Way, RunningGateway> = {} as Record<Way, RunningGateway>;
@@ -50,7 +51,7 @@ describe('a turn that opens a new task, whose bound passes before the agent says
     await fake?.close();
   });
 
-  const sent = (): number => fake.rpcRequests('SendStreamingMessage').length;
+  const sent = (contextId: string): number => fakeMessagesIn(fake, contextId);
   const agentState = (contextId: string): string | undefined => fakeTaskState(fake, contextId);
   const reads = (way: Way, text: string, contextId: string): Promise<string> =>
     readsOrRefusal(gateways[way].url, way, userMessage({ text, contextId }));
@@ -63,9 +64,8 @@ describe('a turn that opens a new task, whose bound passes before the agent says
   ] as const;
 
   for (const { way, language, text, next } of CASES) {
-    it(`${way}, ${language}: told in its language that the agent has not started yet; the next message reads its answer`, async () => {
+    it(`${way}, ${language}: told in its language that the agent has not started yet; the next message reads its answer`, async ({ expect }) => {
       const contextId = `ctx-new-task-late-${way}-${language}`;
-      const before = sent();
       const told = await reads(way, text, contextId);
       expect(told).toContain(NOT_STARTED[language]);
       expect(told).not.toContain(GATEWAY_FAILURES.upstreamTimedOut);
@@ -74,20 +74,19 @@ describe('a turn that opens a new task, whose bound passes before the agent says
       expect(reply).toContain(WHOLE[language]);
       expect(reply).toContain('Done.');
       // The next message was not sent to the agent: it read the rest of the turn the agent already ran.
-      expect(sent()).toBe(before + 1);
+      expect(sent(contextId)).toBe(1);
     });
   }
 
   for (const way of ['send', 'stream'] as const) {
-    it(`${way}: the same message sent again while the turn is followed joins it: the answer, the agent asked once`, async () => {
+    it(`${way}: the same message sent again while the turn is followed joins it: the answer, the agent asked once`, async ({ expect }) => {
       const contextId = `ctx-new-task-late-again-${way}`;
-      const before = sent();
       const text = `${LATE} 创建一个交换机`;
       expect(await reads(way, text, contextId)).toContain(NOT_STARTED.zh);
       const again = await reads(way, text, contextId);
       expect(again).toContain(WHOLE_OF_SAME.zh);
       expect(again).toContain('Done.');
-      expect(sent()).toBe(before + 1);
+      expect(sent(contextId)).toBe(1);
     });
   }
 });

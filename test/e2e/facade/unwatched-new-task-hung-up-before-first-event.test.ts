@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { fakeTaskState, readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { fakeMessagesIn, fakeTaskState, readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { agentStateOf, DONE, quietAgentBehindFacade, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
 
@@ -61,7 +61,8 @@ async function hangUpBeforeFirstEvent(url: string, way: Way, text: string, conte
   expect(body).not.toContain('data:');
 }
 
-describe('a turn that opens a new task, whose caller hangs up before the agent says anything (iac-code)', () => {
+// Each test its own conversation: they wait out the agent's silence side by side.
+describe.concurrent('a turn that opens a new task, whose caller hangs up before the agent says anything (iac-code)', () => {
   let fake: FakeIacCode;
   let gateway: RunningGateway;
   beforeAll(async () => {
@@ -73,7 +74,7 @@ describe('a turn that opens a new task, whose caller hangs up before the agent s
     await fake?.close();
   });
 
-  const sent = (): number => fake.rpcRequests('SendStreamingMessage').length + fake.rpcRequests('SendMessage').length;
+  const sent = (contextId: string): number => fakeMessagesIn(fake, contextId);
   const agentState = (contextId: string): string | undefined => fakeTaskState(fake, contextId);
 
   const CASES = [
@@ -84,29 +85,27 @@ describe('a turn that opens a new task, whose caller hangs up before the agent s
   ] as const;
 
   for (const { way, language, text, next } of CASES) {
-    it(`${way}, ${language}: the next message reads the agent's reply, the agent asked once`, async () => {
+    it(`${way}, ${language}: the next message reads the agent's reply, the agent asked once`, async ({ expect }) => {
       const contextId = `ctx-new-task-hung-up-${way}-${language}-${randomUUID()}`;
-      const before = sent();
-      await hangUpBeforeFirstEvent(gateway.url, way, text, contextId, () => sent() === before + 1);
+      await hangUpBeforeFirstEvent(gateway.url, way, text, contextId, () => sent(contextId) === 1);
       await waitUntil(async () => agentState(contextId) === 'TASK_STATE_INPUT_REQUIRED', 10_000);
       const reply = await reads(gateway.url, way, next, contextId);
       expect(reply).toContain(WHOLE[language]);
       expect(reply).toContain('Done.');
       // The next message was not sent to the agent: it read the turn the agent ran.
-      expect(sent()).toBe(before + 1);
+      expect(sent(contextId)).toBe(1);
     });
   }
 
   for (const way of ['stream', 'send'] as const) {
-    it(`${way}: the same message sent again at once joins the turn: its reply, the agent asked once`, async () => {
+    it(`${way}: the same message sent again at once joins the turn: its reply, the agent asked once`, async ({ expect }) => {
       const contextId = `ctx-new-task-hung-up-again-${way}-${randomUUID()}`;
-      const before = sent();
       const text = `${LATE} 创建一个交换机`;
-      await hangUpBeforeFirstEvent(gateway.url, way, text, contextId, () => sent() === before + 1);
+      await hangUpBeforeFirstEvent(gateway.url, way, text, contextId, () => sent(contextId) === 1);
       const again = await reads(gateway.url, way, text, contextId);
       expect(again).toContain(WHOLE_OF_SAME.zh);
       expect(again).toContain('Done.');
-      expect(sent()).toBe(before + 1);
+      expect(sent(contextId)).toBe(1);
     });
   }
 });
