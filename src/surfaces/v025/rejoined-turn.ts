@@ -1,4 +1,5 @@
 import type { CallContext } from '../../core/agent-port.js';
+import { headThenRest } from '../../core/iterables.js';
 import { isActiveState, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withStartedAfreshTold } from './started-afresh.js';
@@ -26,12 +27,6 @@ export interface RejoinedTurn {
   startedAfresh: string;
 }
 
-/** The events that follow `first` in `iterator`, `first` included. */
-async function* from(first: StreamResponse, iterator: AsyncIterator<StreamResponse>): AsyncGenerator<StreamResponse> {
-  yield first;
-  for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-}
-
 /** The ended turn `task` tells, as tasks/get reads it: the agent's task with its whole history, the recorded one when it cannot say. */
 async function endedTurnEvents(turn: RejoinedTurn, task: Task): Promise<StreamResponse[]> {
   const { deps, ctx } = turn;
@@ -45,6 +40,8 @@ export async function* rejoinedTurn(joined: AsyncIterable<StreamResponse>, turn:
   // Read beside the subscription's opening: a store's round trip does not hold up the agent's first answer.
   const afresh = recorded ? latestTurnStartedAfresh(turn.deps.languages?.startedAfreshTurns, ctx.principal, recorded) : Promise.resolve(false);
   const iterator = joined[Symbol.asyncIterator]();
+  // Once handed on, the subscription is returned by whoever reads it (headThenRest), not again here.
+  let handedOn = false;
   try {
     const first = await iterator.next();
     if (first.done) return;
@@ -53,9 +50,9 @@ export async function* rejoinedTurn(joined: AsyncIterable<StreamResponse>, turn:
       yield* await endedTurnEvents(turn, event.task);
       return;
     }
-    const events = from(event, iterator);
+    const events = headThenRest(Promise.resolve(first), iterator, () => (handedOn = true));
     yield* (await afresh) ? withStartedAfreshTold(events, turn.startedAfresh) : events;
   } finally {
-    await Promise.resolve(iterator.return?.()).catch(() => undefined);
+    if (!handedOn) await Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
 }
