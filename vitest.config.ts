@@ -54,6 +54,8 @@ export default defineConfig({
     // timing-bound tests failed.
     maxWorkers: 3,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // src/ compiled once for the gateway children the tests start, instead of through tsx in each (cli-build.ts).
+    globalSetup: ['./test/support/cli-build.ts'],
     projects: [
       {
         // A fresh process per file spent about as long importing the gateway, the SDKs and gRPC as the

@@ -1,17 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { startedByNpmInForeground } from '../../src/cli/npm-parent-watch.js';
 import { startHungServer } from '../support/hung-server.js';
-import { root } from '../support/run-cli.js';
+import { cliNodeArgs, root } from '../support/run-cli.js';
 import { waitUntil } from '../support/wait-until.js';
-
-const entry = path.join(root, 'src/cli.ts');
-const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
 
 /** Running (a zombie is not: an orphan's new parent may be slow to reap it, or never, in a container). */
 const alive = (pid: number): boolean => {
@@ -32,7 +26,7 @@ async function serveUnderShell(onTestFinished: TestContext['onTestFinished'], en
   onTestFinished(() => {
     for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
   });
-  const command = `"${process.execPath}" --import "${tsx}" "${entry}" serve --port 0; exit $?`;
+  const command = `${[process.execPath, ...cliNodeArgs()].map((arg) => `"${arg}"`).join(' ')} serve --port 0; exit $?`;
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && !key.startsWith('npm_')));
   const shell = spawn('sh', ['-c', command], { cwd: root, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const messages: string[] = [];

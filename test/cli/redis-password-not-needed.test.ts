@@ -6,16 +6,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
-import { root } from '../support/run-cli.js';
+import { cliNodeArgs, root } from '../support/run-cli.js';
 
 const PASSWORD = 'not-needed-redis-password-5e7d';
-const entry = path.join(root, 'src/cli.ts');
-const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
 
 /** REDIS_URL (a Redis that asks for no password) with a password in it. */
 function withPassword(url: string): string {
@@ -32,7 +27,7 @@ describe('a redis-url password the Redis does not need', () => {
   beforeAll(async () => {
     await requireRedis();
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
-    const child = spawn(process.execPath, ['--import', tsx, entry, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    const child = spawn(process.execPath, [...cliNodeArgs(), 'serve', '--port', '0', '--host', '127.0.0.1'], {
       cwd: root,
       env: {
         ...env,

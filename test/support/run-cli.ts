@@ -11,6 +11,19 @@ const entry = path.join(root, 'src/cli.ts');
 /** tsx by URL: the CLI may run from any folder. */
 const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
 
+/** Where the run's compiled CLI is (cli-build.ts, the suite's global setup). */
+export const CLI_BUILD_ENV = 'A2A_TEST_CLI_BUILD';
+
+/**
+ * Node's arguments that run the CLI, before the CLI's own: the run's compiled src/ when the global setup made
+ * it, else src/ through tsx (a file run without the setup). `preload`: modules loaded first (`--import`).
+ */
+export function cliNodeArgs(preload: readonly string[] = []): string[] {
+  const imports = preload.flatMap((module) => ['--import', module]);
+  const built = process.env[CLI_BUILD_ENV];
+  return built ? [...imports, built] : ['--import', tsx, ...imports, entry];
+}
+
 export interface Run {
   code: number | null;
   stdout: string;
@@ -26,7 +39,7 @@ const cleanEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
 /** Runs the CLI from source with a clean environment (no inherited A2A_BRIDGE_* settings). */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = root): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', tsx, entry, ...args], { cwd, env: cleanEnv(env), timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...cliNodeArgs(), ...args], { cwd, env: cleanEnv(env), timeout: 30_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -74,8 +87,7 @@ export async function serveCli(
   args: string[],
   options: { env?: NodeJS.ProcessEnv; preload?: string[]; track?: ChildProcess[] } = {},
 ): Promise<ServingCli> {
-  const imports = [tsx, ...(options.preload ?? [])].flatMap((module) => ['--import', module]);
-  const child = spawn(process.execPath, [...imports, entry, 'serve', ...args], {
+  const child = spawn(process.execPath, [...cliNodeArgs(options.preload), 'serve', ...args], {
     cwd: root,
     env: cleanEnv({ ...ownFolder(args, options.env ?? {}), ...options.env }),
     stdio: ['ignore', 'pipe', 'inherit'],
