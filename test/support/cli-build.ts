@@ -22,10 +22,30 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+const builds = path.join(root, 'node_modules', '.cache', 'a2a-bridge-test-cli');
+
+/** Whether the process `pid` still runs. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The folders of runs that ended without their teardown (an interrupted run), removed. */
+function removeLeftBuilds(): void {
+  const left = readdirSync(builds, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !running(Number(entry.name)));
+  for (const entry of left) rmSync(path.join(builds, entry.name), { recursive: true, force: true });
+}
+
 export async function setup(): Promise<(() => void) | undefined> {
   // Each project runs the global setup: the first one builds, and the workers of all inherit the variable.
   if (process.env[CLI_BUILD_ENV]) return undefined;
-  const folder = path.join(root, 'node_modules', '.cache', 'a2a-bridge-test-cli', String(process.pid));
+  const folder = path.join(builds, String(process.pid));
+  mkdirSync(builds, { recursive: true });
+  removeLeftBuilds();
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
   await build({
