@@ -7,6 +7,7 @@ import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethod
 import { fromGrpcError, grpcCallNeverSent } from './grpc-errors.js';
 import { streamWentIdle } from '../upstream-errors.js';
 import { grpcInterfaceTls, grpcTarget, type GrpcTarget } from './grpc-target.js';
+import { grpcTlsCredentials } from './grpc-tls.js';
 import { cardAddressWarnings, type CardAddressNotice } from '../card-address.js';
 import type { WarningLogger } from '../../throttled-warnings.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from '../http.js';
@@ -156,17 +157,12 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): GrpcUpstream {
     return card;
   }
 
-  /** The same CA and client certificate as the HTTP pool (`upstream.tls`); the public roots without a CA file. */
-  function tlsCredentials() {
-    const { ca, cert, key } = upstreamTlsFiles(config.tls);
-    return credentials.createSsl(ca ?? null, key ?? null, cert ?? null);
-  }
-
   function connectTo({ target, tls }: GrpcTarget): void {
     const key = `${tls ? 'tls' : 'plain'} ${target}`;
     if (channel?.key === key) return;
     channel?.client.close();
-    const client = new Client(target, tls ? tlsCredentials() : credentials.createInsecure(), {
+    // The same CA and client certificate as the HTTP pool (`upstream.tls`); the public roots without a CA file.
+    const client = new Client(target, tls ? grpcTlsCredentials(target, upstreamTlsFiles(config.tls)) : credentials.createInsecure(), {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     });
