@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createFileOnceSync } from '../atomic-file.js';
+import { createFileOnceSync, removeStaleTemps } from '../atomic-file.js';
 import { ConfigError } from '../config/config-error.js';
 import { errnoText } from '../errno-text.js';
 import { withFields, type TaskPushNotificationConfig } from '../model/index.js';
@@ -77,9 +77,12 @@ function readKeyFile(path: string): string[] | undefined {
 
 /**
  * The generated key file is created atomically and only if absent (createFileOnceSync), so two
- * processes starting together agree on one key: the one that lost reads the winner's.
+ * processes starting together agree on one key: the one that lost reads the winner's. The temp files
+ * a crash left mid-create are removed meanwhile (removeStaleTemps, which never fails): the ring is
+ * made synchronously, and nothing reads them.
  */
 function loadOrCreateKeyFile(path: string): string[] {
+  void removeStaleTemps(path);
   const existing = readKeyFile(path);
   if (existing) return existing;
   try {

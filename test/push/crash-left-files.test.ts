@@ -1,10 +1,10 @@
 /**
  * What a start finds in persistence-dir after a crash, a full disk or a bad restore, for the two snapshot
  * files push cannot do without (push_configs.json, push_follows.json): a temp file left mid-write is
- * ignored (the previous snapshot stands) and removed once old (the queue's journal's too), one damaged entry
- * costs that entry only, and a damaged file stops the start with a line naming it in full and what to do,
- * rather than being read as empty and overwritten by the next change (every config and follow lost for good,
- * silently).
+ * ignored (the previous snapshot stands) and removed once old (the queue's journal's and push_keys.json's
+ * too), one damaged entry costs that entry only, and a damaged file stops the start with a line naming it
+ * in full and what to do, rather than being read as empty and overwritten by the next change (every config
+ * and follow lost for good, silently).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
@@ -170,6 +170,20 @@ describe('temp files a crash left between a write and its move', () => {
     expect(names).not.toContain(stale);
     expect(names).toEqual(expect.arrayContaining(staying));
     expect((await restarted.forTask('task-1')).map((entry) => entry.id)).toEqual(['a']);
+  });
+
+  it('of push_keys.json are removed when the key ring opens it, the key file as it was', async () => {
+    const dir = await stateDir();
+    const path = join(dir, 'push_keys.json');
+    const first = createKeyRing([], { generateIfEmpty: { persistPath: path } });
+    const keyFile = await readFile(path, 'utf8');
+    const { stale, staying } = await crashLeftTemps(dir, 'push_keys.json');
+    const restarted = createKeyRing([], { generateIfEmpty: { persistPath: path } });
+    // The ring is made synchronously; the sweep finishes after it.
+    await expect.poll(() => readdir(dir)).not.toContain(stale);
+    expect(await readdir(dir)).toEqual(expect.arrayContaining(staying));
+    expect(await readFile(path, 'utf8')).toBe(keyFile);
+    expect(restarted.activeKeyId).toBe(first.activeKeyId);
   });
 
   it('of the push queue’s journal are removed when it opens', async () => {
