@@ -11,7 +11,7 @@ import {
 } from '../../model/index.js';
 import { eventRefusal } from '../../upstream/iac-code/expiry.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
-import { withStartedAfreshTold, type StartedAfreshAt } from './started-afresh.js';
+import { withStartedAfreshTold, type StartedAfreshNotes } from './started-afresh.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
 export const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
@@ -95,10 +95,11 @@ export interface GoneTaskOptions {
    */
   startedAfresh?: string | undefined;
   /**
-   * Those words are about to go out, as `told` (started-afresh.ts), in the fresh context's task: awaited, so that what
-   * shows the turn again later (tasks/get, a retry of its message, the rest its user hung up on) knows before its end.
+   * Those words are told (started-afresh.ts), in the fresh context's task: the turn noted before anything of it goes
+   * out, so that what shows it again (tasks/get, tasks/resubscribe, a retry of its message), asked as soon as its first
+   * frame names the task, shows them too; the event that tells them, as it goes out (the rest its user hung up on).
    */
-  toldAfresh?: ((told: StreamResponse, at: StartedAfreshAt) => Promise<void>) | undefined;
+  toldAfresh?: StartedAfreshNotes | undefined;
 }
 
 /** What every attempt of one turn shares: what goes again, where a move is noted, and whether the move was told. */

@@ -21,23 +21,40 @@ export interface StartedAfreshAt {
   messageId: string;
 }
 
+/** What the turn notes of the words, each at its moment (fresh-context-turn.ts). */
+export interface StartedAfreshNotes {
+  /**
+   * Awaited before anything of the turn goes out: its first frame names the fresh task, and tasks/get or
+   * tasks/resubscribe of it, asked at once (on another replica too), must find the note (started-afresh-turns.ts).
+   */
+  noteTurn(at: StartedAfreshAt): Promise<void>;
+  /**
+   * As the event that tells them goes out, and not before: its turn's tracker notes it where its caller reads it, so a
+   * caller who hung up after the opening's frame, before this one's, is told them with the turn's rest (watched-turn.ts).
+   */
+  noteTold(told: StreamResponse): void;
+}
+
 /**
- * The turn's events with the words told in them. `told`: awaited as the words are about to go out, with the event that
- * tells them (its turn's tracker notes it; the turn is noted for tasks/get and a retry of its message). Without `at`:
- * a turn shown again whose note is made (tasks/resubscribe of it: rejoined-turn.ts).
+ * The turn's events with the words told in them, noted by `at.told` (the turn, for tasks/get and a retry of its message;
+ * the words' event, in its turn's tracker). Without `at`: a turn shown again whose note is made (tasks/resubscribe of it:
+ * rejoined-turn.ts).
  */
 export async function* withStartedAfreshTold(
   events: AsyncIterable<StreamResponse>,
   words: string,
-  at?: { messageId: string; told?: ((event: StreamResponse, at: StartedAfreshAt) => Promise<void>) | undefined },
+  at?: { messageId: string; told?: StartedAfreshNotes | undefined },
 ): AsyncGenerator<StreamResponse> {
   const iterator = events[Symbol.asyncIterator]();
   try {
     const first = await iterator.next();
     if (first.done) return;
-    for (const event of toldAround(first.value, words)) {
-      if (at?.told && 'statusUpdate' in event && isStartedAfreshTold(event))
-        await at.told(event, { taskId: event.statusUpdate.taskId, messageId: at.messageId });
+    const opening = toldAround(first.value, words);
+    const told = opening.find(isStartedAfreshTold);
+    const notes = at?.told;
+    if (notes && told && 'statusUpdate' in told) await notes.noteTurn({ taskId: told.statusUpdate.taskId, messageId: at.messageId });
+    for (const event of opening) {
+      if (event === told) notes?.noteTold(event);
       yield event;
     }
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;

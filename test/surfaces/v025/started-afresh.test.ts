@@ -75,15 +75,21 @@ describe('the words that say a turn moved to a fresh context started afresh', ()
     expect(JSON.stringify(events.at(-1))).toContain('answered');
   });
 
-  it('are noted, as they are about to go out, under the fresh task and the message that opened its turn', async () => {
+  it('note the turn under the fresh task and the message that opened it before anything goes out; their event as it goes out', async () => {
     const { sent, run } = refusingContexts(1, (id, contextId) => [opened(id, contextId), answer(id, contextId)]);
-    const noted: Array<{ at: unknown; before: number }> = [];
+    const noted: Array<{ turn: unknown; before: number } | { told: string[]; before: number }> = [];
     let yielded = 0;
-    const toldAfresh = async (event: StreamResponse, at: unknown) => void noted.push({ at, before: told([event]).length === 1 ? yielded : -1 });
+    const toldAfresh = {
+      noteTurn: async (at: unknown) => void noted.push({ turn: at, before: yielded }),
+      noteTold: (event: StreamResponse) => void noted.push({ told: told([event]), before: yielded }),
+    };
     for await (const _event of inNewTaskIfGone(request, run, { startedAfresh: TOLD, toldAfresh })) yielded++;
     expect(sent).toHaveLength(2);
-    // Once, with the words' own event, after the opening alone went out.
-    expect(noted).toEqual([{ at: { taskId: 'T2', messageId: 'm' }, before: 1 }]);
+    // Each once: the turn before its opening went out; the words' own event after the opening alone went out.
+    expect(noted).toEqual([
+      { turn: { taskId: 'T2', messageId: 'm' }, before: 0 },
+      { told: ['T2'], before: 1 },
+    ]);
   });
 
   it('are not told when the turn stays in its context', async () => {
