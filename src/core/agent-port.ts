@@ -16,6 +16,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../model/index.js';
+import type { TurnVerdict } from './turn-verdict.js';
 
 /** Who is calling and how long they care: passed from a surface through the core to an upstream. */
 export interface CallContext {
@@ -76,6 +77,12 @@ export interface CallContext {
    * stream: redacted, recorded, published, the context's lane held to the end, so the turn ends as a streamed one.
    */
   readOn?: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>;
+  /**
+   * The surface may yet drop the turn this send begins, as refused before the agent did anything, and send the
+   * caller's message again (the 0.2.5 facade's gone-task.ts): push keeps the send's inline config, and notifies the
+   * turn's events, only once the verdict says the turn went on, so a webhook is never pushed a dropped attempt's task.
+   */
+  turnVerdict?: TurnVerdict;
 }
 
 export interface CallTiming {

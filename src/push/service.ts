@@ -211,7 +211,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
           sendStreamingMessage: (request, ctx) =>
             deferIterable(async () => {
               const { forwarded, inline } = await takeInline(request, ctx, settled);
-              const watched = watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline, forwarded.message.messageId);
+              const upstream = port.sendStreamingMessage(forwarded, ctx);
+              const watched = watcher.watchStream(upstream, inline, forwarded.message.messageId, ctx.turnVerdict);
               return carried.carry(watched, ctx, tenantOf(request), inline !== undefined, forwarded.message.messageId);
             }),
           subscribeToTask: (request, ctx) =>

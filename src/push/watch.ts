@@ -3,6 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { countBound } from '../lru-count-bound.js';
 import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
+import type { TurnVerdict } from '../core/turn-verdict.js';
+import { heldForVerdict } from './held-for-verdict.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import {
@@ -57,9 +59,16 @@ export interface PushWatcherDeps {
 export interface PushWatcher {
   /**
    * Passes a stream through unchanged, turning its events into push jobs on the side. `turnMessageId`: the id of
-   * the caller's message that began the turn the stream carries, when known (NoticedChange).
+   * the caller's message that began the turn the stream carries, when known (NoticedChange). `verdict`: the sender
+   * may yet drop the turn (CallContext.turnVerdict); its inline config is stored, and its events notified, only once
+   * it went on (or the stream ended undecided).
    */
-  watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig, turnMessageId?: string): AsyncIterable<StreamResponse>;
+  watchStream(
+    source: AsyncIterable<StreamResponse>,
+    inline?: InlineConfig,
+    turnMessageId?: string,
+    verdict?: TurnVerdict,
+  ): AsyncIterable<StreamResponse>;
   /**
    * A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. `turnMessageId`: a
    * send's, the id of the caller's message that began its turn.
@@ -196,28 +205,51 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     void chain(taskId, () => held.notify(change), 'A2A push notification could not be queued');
   }
 
-  function watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig, turnMessageId?: string): AsyncIterable<StreamResponse> {
+  function watchStream(
+    source: AsyncIterable<StreamResponse>,
+    inline?: InlineConfig,
+    turnMessageId?: string,
+    verdict?: TurnVerdict,
+  ): AsyncIterable<StreamResponse> {
     const self = Symbol('push-watch');
     const joined = new Set<string>();
     let pendingInline = inline;
+    // The config is stored, and the events notified, once the sender says the turn went on: it may yet drop it.
+    const undecided =
+      inline && verdict
+        ? heldForVerdict(verdict, (taskId) => {
+            pendingInline = undefined;
+            return storeInline(taskId, inline);
+          })
+        : undefined;
     return tapIterable(source, {
       item(event) {
         const { taskId } = eventTaskRef(event);
         if (!taskId) return;
-        // This event tells the caller its task exists: the config sent with the turn is stored first, as for a
-        // blocking answer, or a gateway killed once it is sent would have nothing to push the turn's end to.
-        const stored = pendingInline && storeInline(taskId, pendingInline);
-        pendingInline = undefined;
         if (!joined.has(taskId)) {
           joined.add(taskId);
           const streams = openStreams.get(taskId);
           if (streams) streams.push(self);
           else openStreams.set(taskId, [self]);
         }
-        if (openStreams.get(taskId)?.[0] === self) observe(event, taskId, false, turnMessageId);
+        const first = openStreams.get(taskId)?.[0] === self;
+        if (undecided?.holding()) {
+          undecided.hold(taskId, () => {
+            if (first) observe(event, taskId, false, turnMessageId);
+          });
+          return;
+        }
+        if (undecided?.dropped()) return;
+        // This event tells the caller its task exists: the config sent with the turn is stored first, as for a
+        // blocking answer, or a gateway killed once it is sent would have nothing to push the turn's end to.
+        const stored = pendingInline && storeInline(taskId, pendingInline);
+        pendingInline = undefined;
+        if (first) observe(event, taskId, false, turnMessageId);
         return stored;
       },
       end() {
+        // Undecided at its end (its caller left, the agent broke off): the turn went on as far as push can tell.
+        void undecided?.settle(true);
         for (const taskId of joined) {
           const rest = (openStreams.get(taskId) ?? []).filter((entry) => entry !== self);
           if (rest.length > 0) openStreams.set(taskId, rest);

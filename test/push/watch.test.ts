@@ -10,6 +10,7 @@ import { createMemoryNotifiedEvents, type NotifiedEvents } from '../../src/push/
 import { createKeyRing } from '../../src/push/secrets.js';
 import { stableEventId } from '../../src/push/event-id.js';
 import { createPushWatcher } from '../../src/push/watch.js';
+import { createTurnVerdict } from '../../src/core/turn-verdict.js';
 
 const status = (state: TaskState, text?: string): StreamResponse => ({
   statusUpdate: {
@@ -147,6 +148,44 @@ describe('push watcher', () => {
     expect(JSON.stringify(jobs)).not.toContain('"t"');
     expect(await resolveNotificationHeaders(store)(jobs[0]!)).toEqual({ 'X-A2A-Notification-Token': 't', 'A2A-Notification-Token': 't' });
     expect(await resolveNotificationHeaders(store)({ ...jobs[0]!, url: 'http://127.0.0.1:9/elsewhere' })).toBeNull();
+  });
+
+  describe("a turn its sender may yet drop (CallContext.turnVerdict: the facade's refused attempts, gone-task.ts)", () => {
+    const inline = { owner: 'basic:alice', version: '1.0' as const, config: { url: 'http://127.0.0.1:9/inline' } };
+
+    /** Reads the stream's first `read` events, as the sender does before it decides, then the verdict, then the rest. */
+    async function decided(taken: boolean | undefined, read = 2) {
+      const { store, jobs, watcher } = setup('all');
+      const verdict = createTurnVerdict();
+      const stream = watcher.watchStream(source(turn), inline, 'm1', verdict)[Symbol.asyncIterator]();
+      for (let at = 0; at < read; at += 1) await stream.next();
+      await watcher.drain();
+      const before = { jobs: jobs.length, configs: (await store.forTask('T')).length };
+      if (taken !== undefined) await verdict.decide(taken);
+      const stored = (await store.forTask('T')).length;
+      if (taken === false) await stream.return?.();
+      else while (!(await stream.next()).done);
+      await watcher.drain();
+      return { before, stored, payloads: jobs.map((job) => JSON.parse(job.payload) as unknown), configs: await store.forTask('T') };
+    }
+
+    it('nothing of it is notified nor its config stored before the verdict; dropped, never', async () => {
+      const dropped = await decided(false);
+      expect(dropped.before).toEqual({ jobs: 0, configs: 0 });
+      expect(dropped.payloads).toEqual([]);
+      expect(dropped.configs).toEqual([]);
+    });
+
+    it('taken: its config is stored before the verdict is answered, then every event is notified, in order', async () => {
+      const taken = await decided(true);
+      expect(taken.before).toEqual({ jobs: 0, configs: 0 });
+      expect(taken.stored).toBe(1);
+      expect(taken.payloads).toEqual(turn);
+    });
+
+    it('a stream that ends undecided (its caller left) is taken as gone on', async () => {
+      expect((await decided(undefined)).payloads).toEqual(turn);
+    });
   });
 
   it('watches only the first of two streams carrying the same task', async () => {

@@ -11,6 +11,7 @@ import {
 } from '../../model/index.js';
 import { eventRefusal } from '../../upstream/iac-code/expiry.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
+import { createTurnVerdict, type TurnVerdict } from '../../core/turn-verdict.js';
 import { withStartedAfreshTold, type StartedAfreshNotes } from './started-afresh.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
@@ -77,6 +78,12 @@ function retryFor(event: StreamResponse, request: SendMessageRequest, asked: Sen
  */
 export const refusesContexts = (card: AgentCard | undefined): boolean => card === undefined || isIacCodeCard(card);
 
+/**
+ * Sends one attempt of the turn. `verdict`, given when the turn may yet go again: the attempt is dropped (refused) or
+ * taken once its first events say so; what keeps the turn for its caller waits for it (CallContext.turnVerdict).
+ */
+export type AttemptRun = (request: SendMessageRequest, verdict?: TurnVerdict) => AsyncIterable<StreamResponse>;
+
 export interface GoneTaskOptions {
   /**
    * The caller's own message, when the facade sent the agent an answer made of it (to a permission prompt or a
@@ -122,27 +129,20 @@ interface Turn extends Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh' | 'told
  * - iac-code fails the turn at once because its context is bound to another folder (begun before
  *   `upstream.workspace-root` was turned on, or after it was turned off: docs/iac-code.md, "Workspaces"), which
  *   no turn of that context can change: in a fresh context, which gets its own folder.
- * Nothing of the refused attempt is shown: it did nothing with the message. A turn that goes on in a fresh context
+ * Nothing of the refused attempt is shown, nor pushed: it did nothing with the message. A turn that goes on in a fresh context
  * opens with the words that say the agent has none of the conversation there (`startedAfresh`), once.
  */
-export function inNewTaskIfGone(
-  request: SendMessageRequest,
-  run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
-  options: GoneTaskOptions = {},
-): AsyncGenerator<StreamResponse> {
+export function inNewTaskIfGone(request: SendMessageRequest, run: AttemptRun, options: GoneTaskOptions = {}): AsyncGenerator<StreamResponse> {
   const { movedTo, startedAfresh, toldAfresh } = options;
   return attempt(request, run, { asked: options.asked ?? request, movedTo, startedAfresh, toldAfresh }, MAX_RETRIES);
 }
 
-async function* attempt(
-  request: SendMessageRequest,
-  run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
-  turn: Turn,
-  retries: number,
-): AsyncGenerator<StreamResponse> {
+async function* attempt(request: SendMessageRequest, run: AttemptRun, turn: Turn, retries: number): AsyncGenerator<StreamResponse> {
   const { asked } = turn;
   const aimedAt = request.message.taskId;
-  const source = run(request)[Symbol.asyncIterator]();
+  // An attempt that may be sent again is told dropped or taken (push registers an inline webhook only for the taken one).
+  const verdict = retries > 0 ? createTurnVerdict() : undefined;
+  const source = run(request, verdict)[Symbol.asyncIterator]();
   const held: StreamResponse[] = [];
   // The source's next result once it is asked for; `next` is it when it came in time to decide on.
   let pending = source.next();
@@ -161,6 +161,7 @@ async function* attempt(
   } catch (error) {
     const gone = held.length === 0 && aimedAt !== undefined && isGoneTask(error, aimedAt);
     if (!gone || retries === 0) {
+      await verdict?.decide(true);
       yield* held;
       throw error;
     }
@@ -170,7 +171,8 @@ async function* attempt(
   try {
     const retry = next === undefined || next.done || retries === 0 ? undefined : retryFor(next.value, request, asked);
     if (retry) {
-      // The refused attempt's stream is closed first: it holds the conversation's turn until it ends.
+      // Nothing of it is pushed either. Its stream is closed first: it holds the conversation's turn until it ends.
+      await verdict?.decide(false);
       await source.return?.();
       const moved = retry.message.contextId;
       const fresh = moved !== request.message.contextId && moved !== undefined;
@@ -183,6 +185,7 @@ async function* attempt(
       } else yield* again;
       return;
     }
+    await verdict?.decide(true);
     yield* held;
     for (let event = next ?? (await pending); !event.done; event = await source.next()) yield event.value;
   } finally {

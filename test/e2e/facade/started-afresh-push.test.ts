@@ -4,8 +4,8 @@
  * the facade's words that say the agent started afresh (words.startedAfresh), then the agent's answer, as the
  * turn's message/send and message/stream read. With `push-events: all`, every body pushed while the turn works shows
  * a reply that only grows from those words. Kept in memory (a persistence dir) and in Redis alike.
- * Not yet right, not tested here (docs/facade-reply.md): a webhook inline with the message is also pushed the tasks of
- * the attempts iac-code refused before the turn went on, each failed in iac-code's English.
+ * A webhook inline with the message is pushed that one task only: never the tasks of the attempts iac-code refused
+ * before the turn went on (failed in iac-code's English), which the facade dropped and its user never read.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { CONTEXT_EXPIRED, TASK_EXPIRED } from '../../support/fake-iac-code-eviction.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { waitUntil } from '../../support/wait-until.js';
@@ -95,6 +96,21 @@ const pushedOf = (receiver: Receiver, path: string, taskId: string): any[] =>
     .map((entry) => entry.json as any)
     .filter((body) => body.id === taskId);
 
+/**
+ * Every body pushed to `path` is of the task tasks/get reads (`got`), the words first: none of the attempts iac-code
+ * refused (the first turn's task it forgot, then a new task of the context it refuses), failed in its English.
+ */
+function onlyTurnPushed(receiver: Receiver, path: string, got: any): void {
+  const bodies = receiver.at(path).map((entry) => entry.json as any);
+  expect(bodies.length).toBeGreaterThan(0);
+  expect([...new Set(bodies.map((body) => body.id))]).toEqual([got.id]);
+  for (const body of bodies) {
+    expect(body.status.state).not.toBe('failed');
+    for (const refusal of [TASK_EXPIRED, CONTEXT_EXPIRED]) expect(JSON.stringify(body)).not.toContain(refusal);
+  }
+  expect(sentText(bodies.at(-1)).startsWith(`${STARTED_AFRESH}\n\n`)).toBe(true);
+}
+
 /** The first turn, then the message that moves, sent with the webhook `path` inline; what its user read and tasks/get reads. */
 async function movedWithWebhook(setup: Setup, mode: 'send' | 'stream', path: string) {
   const { gateway, receiver } = setup;
@@ -116,11 +132,12 @@ async function endPushed(receiver: Receiver, path: string, got: any): Promise<vo
 describe.concurrent('facade → iac-code: the webhook of a turn that started afresh', () => {
   for (const store of ['memory', 'redis'] as const)
     for (const mode of ['send', 'stream'] as const)
-      it(`${store}, ${mode}, inline with the message: pushed the Task tasks/get reads, the words then the reply`, async ({ onTestFinished }) => {
+      it(`${store}, ${mode}, inline with the message: pushed only the Task tasks/get reads, words then reply`, async ({ onTestFinished }) => {
         const setup = await start(store, 'terminal', onTestFinished);
         const path = `/afresh-${mode}`;
         const { moved, got } = await movedWithWebhook(setup, mode, path);
         await endPushed(setup.receiver, path, got);
+        onlyTurnPushed(setup.receiver, path, got);
         const [pushed, ...more] = pushedOf(setup.receiver, path, moved.taskId);
         expect(more).toEqual([]);
         expect(pushed).toMatchObject({ kind: 'task', id: moved.taskId, contextId: moved.contextId, status: { state: 'completed' } });
@@ -134,6 +151,7 @@ describe.concurrent('facade → iac-code: the webhook of a turn that started afr
     const setup = await start('memory', 'all', onTestFinished, 60);
     const { moved, got } = await movedWithWebhook(setup, 'stream', '/all');
     await endPushed(setup.receiver, '/all', got);
+    onlyTurnPushed(setup.receiver, '/all', got);
     const texts = pushedOf(setup.receiver, '/all', moved.taskId).map(sentText);
     const shown = texts.filter((text) => text !== '');
     // The words came before the agent's first word, and in every body after them.
