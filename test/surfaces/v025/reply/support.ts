@@ -38,7 +38,12 @@ export function run(events: StreamResponse[], replyOptions: ReplyOptions = optio
   );
   const last = states.at(-1);
   out.push(...(last === undefined || isActiveState(last) ? reply.brokeOff() : reply.close()));
-  for (const event of out) expect(V025StreamEvent.safeParse(event).success, JSON.stringify(event)).toBe(true);
+  for (const event of out) {
+    const parsed = V025StreamEvent.safeParse(event);
+    // The message (the event's JSON) built, and expect called, only for an event the schema refuses: done for every
+    // event, they were half the CPU of the files that read thousands of turns (token-cuts.test.ts).
+    if (!parsed.success) expect(parsed.success, JSON.stringify(event)).toBe(true);
+  }
   return out;
 }
 
