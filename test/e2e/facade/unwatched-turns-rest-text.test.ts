@@ -68,6 +68,12 @@ const HURRIED_BOUND_MS = 1_500;
  * four suites' turns at once in one process, a turn of 40 ms frames has taken longer than 5 s.
  */
 const TURN_WAIT_MS = 30_000;
+/**
+ * How often a test asks the agent for a turn's task while it waits on it: each ask is a request for the whole task.
+ * Every 10 ms, those asks were about half this file's CPU; every 50 ms, still one ask or so per 40 ms frame, so
+ * a run of 12 dots is caught in its middle.
+ */
+const ASK_EVERY_MS = 50;
 
 /** What the user reads of a message/stream hung up once what it read holds `until`, and the task it was told. */
 async function readUntil(gatewayUrl: string, text: string, contextId: string, until: string): Promise<{ read: string; taskId: string }> {
@@ -139,11 +145,15 @@ async function sendHungUp(gatewayUrl: string, rpcUrl: string, text: string, cont
     () => undefined,
   );
   let taskId = '';
-  await waitUntil(async () => {
-    const task = await conversationTask(rpcUrl, contextId);
-    taskId = task?.id ?? '';
-    return task !== undefined && agentText(task).slice(before.length).includes(until);
-  }, TURN_WAIT_MS);
+  await waitUntil(
+    async () => {
+      const task = await conversationTask(rpcUrl, contextId);
+      taskId = task?.id ?? '';
+      return task !== undefined && agentText(task).slice(before.length).includes(until);
+    },
+    TURN_WAIT_MS,
+    ASK_EVERY_MS,
+  );
   controller.abort();
   await sent;
   return taskId;
@@ -256,7 +266,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `rest-mid-run-${randomUUID()}`;
       const { read, taskId } = await cut(contextId);
-      await waitUntil(async () => (await dotsSaid(agent.rpcUrl, taskId)) >= 3, TURN_WAIT_MS);
+      await waitUntil(async () => (await dotsSaid(agent.rpcUrl, taskId)) >= 3, TURN_WAIT_MS, ASK_EVERY_MS);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
       expectReadOn(read, rest, await unbrokenRead);
     },
@@ -267,7 +277,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `rest-after-end-${randomUUID()}`;
       const { read, taskId } = await cut(contextId);
-      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS);
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS, ASK_EVERY_MS);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
       expectReadOn(read, rest, await unbrokenRead);
     },
@@ -290,7 +300,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `send-hung-up-after-end-${randomUUID()}`;
       const taskId = await sendHungUp(gateway.url, agent.rpcUrl, prompt, contextId, 'w03');
-      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS);
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS, ASK_EVERY_MS);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId), WHOLE_WORDS);
       expect(rest).toBe(await unbrokenRead);
     },
@@ -309,7 +319,11 @@ describe.concurrent.each([
       const unbroken = await unbrokenRead;
       while (!unbroken.startsWith(read) && read.endsWith('\n')) read = read.slice(0, -1);
       // Read once the turn is over: a message to this gateway, followed live, would run out of its short bound too.
-      await waitUntil(async () => (await agentTask(slowAgent.rpcUrl, body.result.id)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS);
+      await waitUntil(
+        async () => (await agentTask(slowAgent.rpcUrl, body.result.id)).status.state === 'TASK_STATE_INPUT_REQUIRED',
+        TURN_WAIT_MS,
+        ASK_EVERY_MS,
+      );
       const rest = restOf(await reading(hurried.url, method, 'status?', contextId));
       expect(`${read}${rest}`).toBe(unbroken);
     },
