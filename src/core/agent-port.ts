@@ -83,6 +83,12 @@ export interface CallContext {
    * turn's events, only once the verdict says the turn went on, so a webhook is never pushed a dropped attempt's task.
    */
   turnVerdict?: TurnVerdict;
+  /**
+   * The task whose push configs this send's task takes on, those `principal` set on it: the 0.2.5 facade aimed the
+   * caller's turn at that task, the agent no longer had it, and the caller's message went again as a new task
+   * (gone-task.ts). Stored for the new task as an inline config is, before its events are notified.
+   */
+  pushConfigsOf?: string;
 }
 
 export interface CallTiming {

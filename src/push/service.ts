@@ -212,8 +212,9 @@ export async function createPushService(config: GatewayConfig, deps: PushService
             deferIterable(async () => {
               const { forwarded, inline } = await takeInline(request, ctx, settled);
               const upstream = port.sendStreamingMessage(forwarded, ctx);
-              const watched = watcher.watchStream(upstream, inline, forwarded.message.messageId, ctx.turnVerdict);
-              return carried.carry(watched, ctx, tenantOf(request), inline !== undefined, forwarded.message.messageId);
+              const from = ctx.pushConfigsOf === undefined ? undefined : { owner: ctx.principal, taskId: ctx.pushConfigsOf };
+              const watched = watcher.watchStream(upstream, inline, forwarded.message.messageId, ctx.turnVerdict, from);
+              return carried.carry(watched, ctx, tenantOf(request), inline !== undefined || from !== undefined, forwarded.message.messageId);
             }),
           subscribeToTask: (request, ctx) =>
             deferIterable(async () => {

@@ -5,6 +5,7 @@ import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
 import type { TurnVerdict } from '../core/turn-verdict.js';
 import { heldForVerdict } from './held-for-verdict.js';
+import { copyCarriedConfigs, type CarriedConfigs } from './carried-configs.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import {
@@ -61,13 +62,15 @@ export interface PushWatcher {
    * Passes a stream through unchanged, turning its events into push jobs on the side. `turnMessageId`: the id of
    * the caller's message that began the turn the stream carries, when known (NoticedChange). `verdict`: the sender
    * may yet drop the turn (CallContext.turnVerdict); its inline config is stored, and its events notified, only once
-   * it went on (or the stream ended undecided).
+   * it went on (or the stream ended undecided). `carried`: the owner's configs of another task, stored for the stream's
+   * task as its inline config is (and before its events are notified).
    */
   watchStream(
     source: AsyncIterable<StreamResponse>,
     inline?: InlineConfig,
     turnMessageId?: string,
     verdict?: TurnVerdict,
+    carried?: CarriedConfigs,
   ): AsyncIterable<StreamResponse>;
   /**
    * A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. `turnMessageId`: a
@@ -166,6 +169,13 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     );
   }
 
+  /** What a stream's task gets once known: the config sent with its turn, and the configs it carries. */
+  function storeTurnConfigs(taskId: string, inline: InlineConfig | undefined, carried: CarriedConfigs | undefined): Promise<void> {
+    const moved = carried && carried.taskId !== taskId ? carried : undefined;
+    const copied = moved && chain(taskId, () => copyCarriedConfigs(store, moved, taskId), 'A2A push configs a turn carried could not be stored');
+    return Promise.all([inline && storeInline(taskId, inline), copied]).then(() => undefined);
+  }
+
   /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
   function accept(event: StreamResponse, taskId: string, wholeTurn: boolean, turnMessageId?: string): AcceptedEvent | undefined {
     // Messages are not task events: A2A pushes Task, status and artifact updates only.
@@ -210,16 +220,17 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     inline?: InlineConfig,
     turnMessageId?: string,
     verdict?: TurnVerdict,
+    carried?: CarriedConfigs,
   ): AsyncIterable<StreamResponse> {
     const self = Symbol('push-watch');
     const joined = new Set<string>();
-    let pendingInline = inline;
-    // The config is stored, and the events notified, once the sender says the turn went on: it may yet drop it.
+    let pending = inline !== undefined || carried !== undefined;
+    // The configs are stored, and the events notified, once the sender says the turn went on: it may yet drop it.
     const undecided =
-      inline && verdict
+      pending && verdict
         ? heldForVerdict(verdict, (taskId) => {
-            pendingInline = undefined;
-            return storeInline(taskId, inline);
+            pending = false;
+            return storeTurnConfigs(taskId, inline, carried);
           })
         : undefined;
     return tapIterable(source, {
@@ -240,10 +251,10 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
           return;
         }
         if (undecided?.dropped()) return;
-        // This event tells the caller its task exists: the config sent with the turn is stored first, as for a
+        // This event tells the caller its task exists: the configs of the turn are stored first, as for a
         // blocking answer, or a gateway killed once it is sent would have nothing to push the turn's end to.
-        const stored = pendingInline && storeInline(taskId, pendingInline);
-        pendingInline = undefined;
+        const stored = pending ? storeTurnConfigs(taskId, inline, carried) : undefined;
+        pending = false;
         if (first) observe(event, taskId, false, turnMessageId);
         return stored;
       },

@@ -11,7 +11,8 @@ import {
 } from '../../model/index.js';
 import { eventRefusal } from '../../upstream/iac-code/expiry.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
-import { createTurnVerdict, type TurnVerdict } from '../../core/turn-verdict.js';
+import type { CallContext } from '../../core/agent-port.js';
+import { createTurnVerdict } from '../../core/turn-verdict.js';
 import { withStartedAfreshTold, type StartedAfreshNotes } from './started-afresh.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
@@ -79,10 +80,12 @@ function retryFor(event: StreamResponse, request: SendMessageRequest, asked: Sen
 export const refusesContexts = (card: AgentCard | undefined): boolean => card === undefined || isIacCodeCard(card);
 
 /**
- * Sends one attempt of the turn. `verdict`, given when the turn may yet go again: the attempt is dropped (refused) or
- * taken once its first events say so; what keeps the turn for its caller waits for it (CallContext.turnVerdict).
+ * Sends one attempt of the turn, with what its call context says of it. `turnVerdict`, given when the turn may yet go
+ * again: the attempt is dropped (refused) or taken once its first events say so; what keeps the turn for its caller
+ * waits for it. `pushConfigsOf`: the task the facade aimed the turn at, which the agent no longer had; the attempt's
+ * task takes on the webhooks its caller set on that one.
  */
-export type AttemptRun = (request: SendMessageRequest, verdict?: TurnVerdict) => AsyncIterable<StreamResponse>;
+export type AttemptRun = (request: SendMessageRequest, attempt?: Pick<CallContext, 'turnVerdict' | 'pushConfigsOf'>) => AsyncIterable<StreamResponse>;
 
 export interface GoneTaskOptions {
   /**
@@ -114,6 +117,11 @@ interface Turn extends Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh' | 'told
   asked: SendMessageRequest;
   /** The words of startedAfresh open the reply already: a fresh context refused in turn moves it once more, told once. */
   afreshTold?: boolean;
+  /**
+   * The task the facade aimed the turn at, once the turn went again without it: the caller's webhooks set on it
+   * (tasks/pushNotificationConfig/set) are pushed the task that now carries the turn, which the caller reads.
+   */
+  movedFrom?: string;
 }
 
 /**
@@ -142,7 +150,7 @@ async function* attempt(request: SendMessageRequest, run: AttemptRun, turn: Turn
   const aimedAt = request.message.taskId;
   // An attempt that may be sent again is told dropped or taken (push registers an inline webhook only for the taken one).
   const verdict = retries > 0 ? createTurnVerdict() : undefined;
-  const source = run(request, verdict)[Symbol.asyncIterator]();
+  const source = run(request, { turnVerdict: verdict, pushConfigsOf: turn.movedFrom })[Symbol.asyncIterator]();
   const held: StreamResponse[] = [];
   // The source's next result once it is asked for; `next` is it when it came in time to decide on.
   let pending = source.next();
@@ -165,6 +173,7 @@ async function* attempt(request: SendMessageRequest, run: AttemptRun, turn: Turn
       yield* held;
       throw error;
     }
+    turn.movedFrom = aimedAt;
     yield* attempt(inNewTask(asked), run, turn, retries - 1);
     return;
   }
@@ -174,6 +183,7 @@ async function* attempt(request: SendMessageRequest, run: AttemptRun, turn: Turn
       // Nothing of it is pushed either. Its stream is closed first: it holds the conversation's turn until it ends.
       await verdict?.decide(false);
       await source.return?.();
+      turn.movedFrom ??= aimedAt;
       const moved = retry.message.contextId;
       const fresh = moved !== request.message.contextId && moved !== undefined;
       if (fresh) await turn.movedTo?.(moved);

@@ -219,7 +219,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
-    const run: AttemptRun = (sent, turnVerdict) => turnEvents(sent, turnVerdict ? withFields(call.ctx, { turnVerdict }) : call.ctx, deps, attempt);
+    const run: AttemptRun = (sent, told) => turnEvents(sent, told ? withFields(call.ctx, told) : call.ctx, deps, attempt);
     const events =
       begun.cutRest ??
       (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(retried ? inNewTaskIfGone(request, run, retried) : run(request)));
@@ -258,7 +258,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   if ('repeated' in begun) return repeatedTurnStream(deps, begun, call.ctx, streamOptions);
   const { task, turn, reply, reprompt, images, retried, attempt } = begun;
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
-    const run: AttemptRun = (sent, turnVerdict) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted, turnVerdict }), deps, attempt);
+    const run: AttemptRun = (sent, told) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted, ...told }), deps, attempt);
     return retried ? inNewTaskIfGone(request, run, retried) : run(request);
   };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
