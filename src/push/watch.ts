@@ -160,13 +160,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   function storeInline(taskId: string, inline: InlineConfig): Promise<void> {
-    return chain(
-      taskId,
-      async () => {
-        await store.create(inline.owner, taskId, withPayloadVersion(inline.config, inline.version));
-      },
-      'A2A inline push notification config could not be stored',
-    );
+    const create = async (): Promise<void> => void (await store.create(inline.owner, taskId, withPayloadVersion(inline.config, inline.version)));
+    return chain(taskId, create, 'A2A inline push notification config could not be stored');
   }
 
   /** What a stream's task gets once known: the config sent with its turn, and the configs it carries. */
@@ -225,14 +220,16 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     const self = Symbol('push-watch');
     const joined = new Set<string>();
     let pending = inline !== undefined || carried !== undefined;
-    // The configs are stored, and the events notified, once the sender says the turn went on: it may yet drop it.
-    const undecided =
-      pending && verdict
-        ? heldForVerdict(verdict, (taskId) => {
-            pending = false;
-            return storeTurnConfigs(taskId, inline, carried);
-          })
-        : undefined;
+    // The events are notified, and the configs stored, once the sender says the turn went on: it may yet drop it, and
+    // then nothing of it is pushed, not even to configs set earlier on the task it was aimed at (which the agent failed
+    // as gone: the turn went on in another task, whose webhooks those configs follow).
+    const undecided = verdict
+      ? heldForVerdict(verdict, async (taskId) => {
+          if (!pending) return;
+          pending = false;
+          await storeTurnConfigs(taskId, inline, carried);
+        })
+      : undefined;
     return tapIterable(source, {
       item(event) {
         const { taskId } = eventTaskRef(event);

@@ -128,6 +128,8 @@ describe.concurrent('facade → iac-code: a webhook set on the task the facade a
       await waitUntil(async () => (pushedOfMoved().at(-1)?.json as any)?.status?.state === 'completed', 8_000);
       const [pushed, ...more] = pushedOfMoved();
       expect(more).toEqual([]);
+      // Nothing of the attempt iac-code refused: the first task's failure ("A2A task expired") is not the caller's turn.
+      expect(receiver.at('/a').map((entry) => (entry.json as any).id)).toEqual([moved.taskId]);
       expect(pushed!.json).toEqual(got.result);
       expect(pushed!.headers['x-a2a-notification-token']).toBe(TOKEN);
 
