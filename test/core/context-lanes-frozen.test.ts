@@ -12,7 +12,6 @@ let redis: OwnRedis;
 let lanes: ContextLanes;
 beforeAll(async () => {
   redis = await ownRedis();
-  await redis.start();
   // The product's default `redis-command-timeout-ms`.
   lanes = createRedisContextLanes({ url: redis.url, prefix: 'frozen:', leaseMs: 30_000, commandTimeoutMs: 5_000 });
 });

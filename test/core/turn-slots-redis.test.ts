@@ -254,7 +254,6 @@ describe('redis turn slots when Redis does not answer', () => {
 
   it('refuse turns while Redis is down, and count them again once it is back', async () => {
     const redis = await ownRedis();
-    await redis.start();
     try {
       const prefix = prefixed();
       // A second, not 300 ms: the first take (a fresh connection, its script loaded) goes through the same bound, and a

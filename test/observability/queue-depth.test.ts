@@ -91,7 +91,6 @@ describe('the Redis push queue while its Redis is frozen', () => {
 
   it('a scrape answers within a second, without the depth it cannot read, and asks Redis once however many scrapes come', async () => {
     const server = await ownRedis();
-    await server.start();
     const queue = createRedisStreamsQueue({ url: server.url, leaseTimeoutMs: 300_000, ...names });
     const metrics = createGatewayMetrics({ defaultMetrics: false });
     let reads = 0;

@@ -34,7 +34,6 @@ describe.concurrent('a gateway whose Redis froze', () => {
   let dir: string;
   beforeAll(async () => {
     redis = await ownRedis();
-    await redis.start();
     dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-redis-frozen-'));
     gateway = await startTestGateway({
       store: 'redis',
@@ -109,7 +108,6 @@ describe.concurrent('a gateway whose Redis is slow but answers within redis-comm
   let gateway: TestGateway;
   beforeAll(async () => {
     redis = await ownRedis();
-    await redis.start();
     gateway = await startTestGateway({ store: 'redis', 'redis-url': redis.url, 'redis-prefix': 'slow:', 'redis-command-timeout-ms': 6_000 });
     await waitUntil(async () => (await timed(`${gateway.url}/ready`)).status === 200, 10_000);
   });

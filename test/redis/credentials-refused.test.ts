@@ -164,7 +164,6 @@ describe('ending a connection', () => {
 describe('a Redis that restarts without refusing anything', () => {
   it('is ridden out: a command in flight at the drop is sent again and answered, not failed', async () => {
     const restarting = await ownRedis();
-    await restarting.start();
     const redis = connection({ maxRetriesPerRequest: 20 }, restarting.url);
     const writer = connection({ maxRetriesPerRequest: 20 }, restarting.url);
     try {

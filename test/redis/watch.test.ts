@@ -258,7 +258,6 @@ describe('watchRedis on a Redis that froze', () => {
   async function watchedOwnRedis() {
     const own = await ownRedis();
     server = own;
-    await own.start();
     const { told, logger } = recorder();
     const redis = connectRedis(own.url, { commandTimeout: 1_000 });
     connections.push(redis);

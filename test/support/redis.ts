@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 /** The Redis the Redis-backed suites use: REDIS_URL, or a local one. */
@@ -52,4 +53,22 @@ export async function deleteRedisKeys(prefix: string): Promise<void> {
   } finally {
     await redis.quit();
   }
+}
+
+/**
+ * What a gateway is started with to keep its stores in the Redis at REDIS_URL, under a prefix. A type, not an
+ * interface: it is passed as the Record<string, unknown> a gateway's settings are.
+ */
+export type RedisStores = { store: 'redis'; 'redis-url': string; 'redis-prefix': string };
+
+/**
+ * Stores under a prefix of their own (`a2a-bridge-test:<topic>:<uuid>:`), so that runs and suites at once never share
+ * keys; `cleanup` (onTestFinished, afterAll) deletes those keys. Call it before the gateways' own cleanup is
+ * registered: both run their callbacks last-registered first (and onTestFinished after any afterEach), so the keys go
+ * once the gateways are closed and wrote their last.
+ */
+export function freshRedisStores(topic: string, cleanup: (deleteKeys: () => Promise<void>) => void): RedisStores {
+  const prefix = `a2a-bridge-test:${topic}:${randomUUID()}:`;
+  cleanup(() => deleteRedisKeys(prefix));
+  return { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
 }

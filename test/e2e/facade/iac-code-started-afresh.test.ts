@@ -9,12 +9,11 @@
  * (a retry whose answer was lost) reads its reply, as in a conversation that never moved: both are noted where it went.
  * What tasks/get and a retry read of that turn, and whether a hang-up's rest tells the words: started-afresh-everywhere.test.ts.
  */
-import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
@@ -46,22 +45,17 @@ interface Read {
 describe('facade → iac-code: a conversation moved to a fresh context tells its user the agent started afresh', () => {
   let fake: FakeIacCode;
   let gateway: RunningGateway;
-  let prefix: string | undefined;
   afterEach(async () => {
     await gateway?.close();
     await fake?.close();
-    if (prefix) await deleteRedisKeys(prefix);
-    prefix = undefined;
   });
 
   /** The fake and a gateway in front of it; with `store: redis`, the conversation's notes are kept in Redis. */
   async function start(frameDelayMs?: number, store: 'memory' | 'redis' = 'memory'): Promise<void> {
-    if (store === 'redis') {
-      await requireRedis();
-      prefix = `a2a-bridge-test:started-afresh:${randomUUID()}:`;
-    }
+    if (store === 'redis') await requireRedis();
+    // Its keys go when the test finished: after the afterEach closed the gateway.
+    const stores = store === 'redis' ? freshRedisStores('started-afresh', onTestFinished) : {};
     fake = await startFakeIacCode({ script: SCRIPT, ...(frameDelayMs ? { frameDelayMs } : {}) });
-    const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
     gateway = await startFacadeGateway({ upstream: { url: fake.url }, ...stores });
   }
 

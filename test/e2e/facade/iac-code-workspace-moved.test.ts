@@ -9,14 +9,13 @@
  * gateway knows nothing of the conversation (its message opens a new task); with `store: redis` it aims the message
  * at the waiting task, which iac-code fails the same way.
  */
-import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { turnMetadata, WRONG_WORKSPACE } from '../../support/fake-iac-code-turn-settings.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 
 const ROOT = '/srv/a2a-workspaces';
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
@@ -58,12 +57,9 @@ const turnCount = (fake: FakeIacCode) => turnsSince(fake, 0).length;
 describe('facade → iac-code: a conversation begun before upstream.workspace-root was turned on', () => {
   let fake: FakeIacCode | undefined;
   const gateways: RunningGateway[] = [];
-  let prefix: string | undefined;
   afterEach(async () => {
     for (const gateway of gateways.splice(0)) await gateway.close();
     await fake?.close();
-    if (prefix) await deleteRedisKeys(prefix);
-    prefix = undefined;
   });
 
   const gatewayWith = async (upstream: Record<string, unknown>, stores: Record<string, unknown>): Promise<RunningGateway> => {
@@ -76,11 +72,9 @@ describe('facade → iac-code: a conversation begun before upstream.workspace-ro
     for (const mode of ['send', 'stream'] as const)
       it(`${store}, ${mode}: the user reads the agent's answer, in tasks/get too, and the conversation goes on`, async () => {
         fake = await startFakeIacCode({ script: SCRIPT });
-        if (store === 'redis') {
-          await requireRedis();
-          prefix = `a2a-bridge-test:workspace-moved:${randomUUID()}:`;
-        }
-        const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
+        if (store === 'redis') await requireRedis();
+        // Its keys go when the test finished: after the afterEach closed the gateways.
+        const stores = store === 'redis' ? freshRedisStores('workspace-moved', onTestFinished) : {};
         const contextId = `bailian-conv-${store}-${mode}`;
 
         // The conversation's first turn, before the root: iac-code binds its context to its own folder.

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import type { ContextLanes } from '../../../src/core/context-lanes.js';
 import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { agentStateOf, AFTER_CUT, BEFORE_CUT, CARD, QUESTION, REST_WORDS, RolloutAgent, stream } from './rollout-agent.js';
 
@@ -69,8 +69,7 @@ async function readOrRefusal(opened: OpenStream): Promise<{ text: string }> {
 describe('a message whose wait gave up on the turn its caller just left, let go a moment later', () => {
   const gates = new Gates();
   const executor = new RolloutAgent(gates);
-  const prefix = `a2a-bridge-test:let-go-after-wait:${randomUUID()}:`;
-  const replica = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
+  const replica = freshRedisStores('let-go-after-wait', afterAll);
   let agent: RunningTestAgent;
   const replicas: RunningGateway[] = [];
   beforeAll(async () => {
@@ -83,7 +82,6 @@ describe('a message whose wait gave up on the turn its caller just left, let go 
   afterAll(async () => {
     await Promise.all(replicas.map((gateway) => gateway.close()));
     await agent?.close();
-    await deleteRedisKeys(prefix);
   });
 
   /** A stream on replica 0 read up to the agent's second words, the agent then held at its gate. */

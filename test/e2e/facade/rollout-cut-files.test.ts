@@ -15,7 +15,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { CARD, CUT_WORDS, REST_WORDS, agentStateOf } from './rollout-agent.js';
@@ -53,7 +53,7 @@ const chunkCounts = (text: string): number[] => CHUNKS.map((chunk) => text.split
 describe('a Bailian turn answered in appended chunks, cut by a rollout, read with an API key', () => {
   const gates = new Gates();
   const executor = new ChunkAgent(gates);
-  const prefix = `a2a-bridge-test:facade-cut-files:${randomUUID()}:`;
+  const stores = freshRedisStores('facade-cut-files', afterAll);
   const keys = { bailian: { 'api-keys': [API_KEY, OTHER_KEY] } };
   const withKey = { 'X-API-KEY': API_KEY };
   let agent: RunningTestAgent;
@@ -62,9 +62,7 @@ describe('a Bailian turn answered in appended chunks, cut by a rollout, read wit
   const redisReplica = () => ({
     ...keys,
     upstream: { url: agent.url },
-    store: 'redis',
-    'redis-url': REDIS_URL,
-    'redis-prefix': prefix,
+    ...stores,
     'drain-timeout-ms': 200,
     tasks: { 'lane-lease-ms': 2_000 },
   });
@@ -84,7 +82,6 @@ describe('a Bailian turn answered in appended chunks, cut by a rollout, read wit
     gates.reset(0);
     for (const gateway of opened) await gateway.close().catch(() => undefined);
     await agent?.close();
-    await deleteRedisKeys(prefix);
     await rm(dir, { recursive: true, force: true });
   });
 

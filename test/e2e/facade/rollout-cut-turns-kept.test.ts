@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { rpc, startFacadeGateway } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { AFTER_CUT, ANSWER, BEFORE_CUT, CARD, CUT_WORDS, DONE, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
@@ -19,15 +19,13 @@ import { AFTER_CUT, ANSWER, BEFORE_CUT, CARD, CUT_WORDS, DONE, REST_WORDS, Rollo
 describe('the note of a turn a rollout cut', () => {
   const gates = new Gates();
   const executor = new RolloutAgent(gates);
-  const prefix = `a2a-bridge-test:facade-cut-kept:${randomUUID()}:`;
+  const stores = freshRedisStores('facade-cut-kept', afterAll);
   let agent: RunningTestAgent;
   let dir: string;
   const opened: RunningGateway[] = [];
   const redisReplica = (overrides: Record<string, unknown> = {}) => ({
     upstream: { url: agent.url, ...overrides },
-    store: 'redis',
-    'redis-url': REDIS_URL,
-    'redis-prefix': prefix,
+    ...stores,
     'drain-timeout-ms': 200,
     tasks: { 'lane-lease-ms': 2_000 },
   });
@@ -47,7 +45,6 @@ describe('the note of a turn a rollout cut', () => {
     gates.reset(0);
     for (const gateway of opened) await gateway.close().catch(() => undefined);
     await agent?.close();
-    await deleteRedisKeys(prefix);
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -7,12 +7,11 @@
  * reply when it read none of them (a message/send hung up), not again when its stream had shown them before the
  * agent said anything. The note that the turn started afresh is kept in memory and in Redis alike.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeTaskState, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
@@ -49,18 +48,13 @@ interface Setup {
 
 /** The fake and a gateway in front of it, the conversation's notes kept in `store`; closed when the test ends. */
 async function start(store: Store, onTestFinished: (close: () => Promise<void>) => void, frameDelayMs = 0): Promise<Setup> {
-  let prefix: string | undefined;
-  if (store === 'redis') {
-    await requireRedis();
-    prefix = `a2a-bridge-test:started-afresh-everywhere:${randomUUID()}:`;
-  }
+  if (store === 'redis') await requireRedis();
+  const stores = store === 'redis' ? freshRedisStores('started-afresh-everywhere', onTestFinished) : {};
   const fake = await startFakeIacCode({ script: SCRIPT, ...(frameDelayMs ? { frameDelayMs } : {}) });
-  const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
   const gateway = await startFacadeGateway({ upstream: { url: fake.url }, ...stores });
   onTestFinished(async () => {
     await gateway.close();
     await fake.close();
-    if (prefix) await deleteRedisKeys(prefix);
   });
 
   async function read(mode: Mode, message: Record<string, unknown>): Promise<Read> {

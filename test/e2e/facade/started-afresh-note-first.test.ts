@@ -5,13 +5,12 @@
  * agent started afresh (words.startedAfresh), as the stream shows it, however late the streaming replica's Redis
  * writes land: the turn is noted before anything of it goes out (started-afresh.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import { startLaggingRedis } from '../../support/lagging-redis.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, REDIS_URL, requireRedis } from '../../support/redis.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
 /** What a Chinese user reads before the answer of the turn that went on in a fresh context, a paragraph of its own. */
@@ -29,10 +28,10 @@ const tasksGet = async (gateway: RunningGateway, taskId: string): Promise<string
 describe('facade → iac-code, two replicas on one Redis: tasks/get at once of the task a turn that started afresh opened', () => {
   it("on B, the moment A's stream names the task: the reply opens with the words, as A's stream does", async ({ onTestFinished }) => {
     await requireRedis();
-    const prefix = `a2a-bridge-test:started-afresh-note-first:${randomUUID()}:`;
+    const stores = freshRedisStores('started-afresh-note-first', onTestFinished);
     const lagging = await startLaggingRedis(REDIS_URL, A_REDIS_LAG_MS);
     const fake = await startFakeIacCode({ script: SCRIPT, frameDelayMs: 80 });
-    const settings = { upstream: { url: fake.url }, store: 'redis', 'redis-prefix': prefix };
+    const settings = { upstream: { url: fake.url }, ...stores };
     const [a, b] = await Promise.all([
       startFacadeGateway({ ...settings, 'redis-url': lagging.url }),
       startFacadeGateway({ ...settings, 'redis-url': REDIS_URL }),
@@ -41,7 +40,6 @@ describe('facade → iac-code, two replicas on one Redis: tasks/get at once of t
       await Promise.all([a.close(), b.close()]);
       await lagging.close();
       await fake.close();
-      await deleteRedisKeys(prefix);
     });
 
     const { body } = await rpc(b.url, 'message/send', { message: userMessage({ text: '帮我查一下我的专有网络' }) });

@@ -6,12 +6,11 @@
  * later turn of the same task, followed so, reads the agent alone. A turn that ended (iac-code's input-required, which the
  * core answers with its Task alone) reads as tasks/get reads it, the words too. The note that the turn started afresh is kept in memory and in Redis alike.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
 /** What a Chinese user reads before the answer of the turn that went on in a fresh context. */
@@ -26,19 +25,14 @@ const timesIn = (text: string, words: string): number => text.split(words).lengt
 
 /** A fake iac-code and a gateway in front of it, a test's own. */
 async function start(store: Store, onTestFinished: (close: () => Promise<void>) => void): Promise<{ fake: FakeIacCode; gateway: RunningGateway }> {
-  let prefix: string | undefined;
-  if (store === 'redis') {
-    await requireRedis();
-    prefix = `a2a-bridge-test:started-afresh-resubscribe:${randomUUID()}:`;
-  }
+  if (store === 'redis') await requireRedis();
+  const stores = store === 'redis' ? freshRedisStores('started-afresh-resubscribe', onTestFinished) : {};
   // The turn lasts a while (about a second): a caller joins it at work.
   const fake = await startFakeIacCode({ script: SCRIPT, frameDelayMs: 80 });
-  const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
   const gateway = await startFacadeGateway({ upstream: { url: fake.url }, ...stores });
   onTestFinished(async () => {
     await gateway.close();
     await fake.close();
-    if (prefix) await deleteRedisKeys(prefix);
   });
   return { fake, gateway };
 }

@@ -4,7 +4,6 @@
  * replica A makes the official 0.2.5 client's message on replica B refused with the 0.2.5 error before
  * the agent is asked; once A's relayed turn has ended, B relays the next one.
  */
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,10 +11,10 @@ import type { RunningGateway } from '../../../src/app.js';
 import { GatewayErrorCode } from '../../../src/model/index.js';
 import { sdkParams, startFacadeGateway } from '../../support/facade.js';
 import { frame, sse, startFakeV025, type FakeCall, type FakeV025 } from '../../support/fake-v025.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { admittedWithin, refusalText } from '../../support/turn-limits.js';
 
-const prefix = `a2a-bridge-test:facade-turn-limits-replicas:${randomUUID()}:`;
+const stores = freshRedisStores('facade-turn-limits-replicas', afterAll);
 let agent: FakeV025;
 let replicaA: RunningGateway;
 let replicaB: RunningGateway;
@@ -36,9 +35,7 @@ beforeAll(async () => {
   agent = await startFakeV025({ rpc: { 'message/stream': hold, 'message/send': (call, res) => hold(call, res) } });
   const capped = {
     upstream: { url: agent.url },
-    store: 'redis',
-    'redis-url': REDIS_URL,
-    'redis-prefix': prefix,
+    ...stores,
     limits: { 'turns-in-flight-per-client': 1 },
   };
   replicaA = await startFacadeGateway(capped);
@@ -49,7 +46,6 @@ afterAll(async () => {
   await replicaA?.close();
   await replicaB?.close();
   await agent?.close();
-  await deleteRedisKeys(prefix);
 });
 
 const messages = (): number => agent.rpcCalls('message/send').length + agent.rpcCalls('message/stream').length;

@@ -4,12 +4,11 @@
  * context must not wait on its lane. It is refused as "not available" whatever runs there, and a refusal that took
  * longer while a turn runs would tell its caller that one does. With `store: redis`, its lane is not even read.
  */
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, openStream, rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { BEFORE_CUT, CARD, QUESTION, read, RolloutAgent } from './rollout-agent.js';
@@ -27,21 +26,20 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['
 
 describe("a message into another caller's context", () => {
   const gates = new Gates();
-  const prefix = `a2a-bridge-test:unwatched-other-callers:${randomUUID()}:`;
+  const stores = freshRedisStores('unwatched-other-callers', afterAll);
+  const prefix = stores['redis-prefix'];
   let agent: RunningTestAgent;
   let gateway: RunningGateway;
   beforeAll(async () => {
     await requireRedis();
     agent = await startSdkTestAgent(CARD, new RolloutAgent(gates));
-    const store = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
-    gateway = await startFacadeGateway({ upstream: { url: agent.url }, ...store, bailian: { 'api-keys': [API_KEY, OTHER_KEY] } });
+    gateway = await startFacadeGateway({ upstream: { url: agent.url }, ...stores, bailian: { 'api-keys': [API_KEY, OTHER_KEY] } });
   });
   afterAll(async () => {
     gates.reset(0);
     Redis.prototype.sendCommand = sendCommand;
     await gateway?.close();
     await agent?.close();
-    await deleteRedisKeys(prefix);
   });
 
   /** Bob's message into `contextId`, three times: what he reads, and how long the quickest and the slowest took. */

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { LET_GO_ELSEWHERE_MS } from '../../../src/surfaces/v025/continuation.js';
 import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startFacadeReplica, type FacadeReplica } from './fixtures/facade-replica.js';
 import { AFTER_CUT, BEFORE_CUT, CARD, QUESTION, REST_WORDS, RolloutAgent, stream } from './rollout-agent.js';
@@ -60,8 +60,7 @@ class ConversationsApart implements AgentExecutor {
 
 describe('the next message at once on another replica after Bailian hung up', () => {
   const agents = new ConversationsApart();
-  const prefix = `a2a-bridge-test:unwatched-other-replica:${randomUUID()}:`;
-  const replica = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
+  const replica = freshRedisStores('unwatched-other-replica', afterAll);
   let agent: RunningTestAgent;
   let replicaA: RunningGateway;
   let replicaB: FacadeReplica;
@@ -76,7 +75,6 @@ describe('the next message at once on another replica after Bailian hung up', ()
   afterAll(async () => {
     await Promise.all([replicaA?.close(), replicaB?.close()]);
     await agent?.close();
-    await deleteRedisKeys(prefix);
   });
 
   /** A stream on replica A read up to the agent's second words, the agent then held at its gate. */

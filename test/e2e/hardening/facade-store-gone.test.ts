@@ -19,7 +19,6 @@ let taskId: string;
 
 beforeAll(async () => {
   redis = await ownRedis();
-  await redis.start();
   gateway = await startTestGateway({
     store: 'redis',
     'redis-url': redis.url,

@@ -23,7 +23,6 @@ const open: TestGateway[] = [];
 
 beforeAll(async () => {
   redis = await ownRedis({ cluster: true });
-  await redis.start();
   receiver = await new Receiver().up();
 });
 afterAll(async () => {

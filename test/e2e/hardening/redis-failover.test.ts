@@ -49,8 +49,6 @@ let gateway: TestGateway;
 beforeAll(async () => {
   primary = await ownRedis();
   standby = await ownRedis();
-  await primary.start();
-  await standby.start();
   proxy = await switchableProxy(portOf(primary.url));
   gateway = await startDemoGateway({ store: 'redis', 'redis-url': `redis://127.0.0.1:${proxy.port}`, 'redis-prefix': 'failover:' });
 });

@@ -33,7 +33,6 @@ const send = (text: string) => rpc(gateway!.url, 'SendMessage', sendMessageParam
 
 beforeAll(async () => {
   redis = await ownRedis();
-  await redis.start();
   const url = redis.url;
   gateway = await startTestGateway({
     store: 'redis',

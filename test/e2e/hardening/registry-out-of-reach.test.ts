@@ -53,7 +53,6 @@ const REFUSAL = { code: -32603, message: GATEWAY_FAILURES.registryOutOfReach };
 
 beforeAll(async () => {
   redis = await ownRedis();
-  await redis.start();
   admin = new Redis(redis.url);
   gateway = await startTestGateway({
     store: 'redis',

@@ -67,7 +67,6 @@ let gatewayConfig: Record<string, unknown>;
 
 beforeAll(async () => {
   redis = await ownRedis();
-  await redis.start();
   admin = new Redis(redis.url);
   store = new ForgettingStore();
   agent = await startSdkTestAgent(

@@ -5,7 +5,6 @@
  * a2a-js 1.x client over JSON-RPC), before the agent is asked and counted in B's metrics; once A's turn
  * has ended, B lets the client's turn in. A replica that stops leaves no connection to Redis open.
  */
-import { randomUUID } from 'node:crypto';
 import { TaskState } from 'a2a-sdk-1';
 import { isJsonRpcError } from 'a2a-sdk-1/errors';
 import { Redis } from 'ioredis';
@@ -15,11 +14,11 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startHeldTurnsAgent, type HeldTurnsAgent } from '../../support/held-turns-agent.js';
 import { scrape, value } from '../../support/prometheus.js';
 import { ownRedis } from '../../support/redis-server.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { StreamReader, connect, outline, rejectionOf, sendRequest } from '../../support/sdk-v1-client.js';
 import { SOLO, admittedWithin, cappedGatewayConfig, refusalText, tokenOf } from '../../support/turn-limits.js';
 
-const prefix = `a2a-bridge-test:turn-limits-replicas:${randomUUID()}:`;
+const shared = freshRedisStores('turn-limits-replicas', afterAll);
 let agent: HeldTurnsAgent;
 let replicaA: TestGateway;
 let replicaB: TestGateway;
@@ -27,7 +26,6 @@ let replicaB: TestGateway;
 beforeAll(async () => {
   await requireRedis();
   agent = await startHeldTurnsAgent();
-  const shared = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
   replicaA = await startTestGateway(cappedGatewayConfig(agent.url, shared));
   replicaB = await startTestGateway(cappedGatewayConfig(agent.url, shared));
 });
@@ -35,7 +33,6 @@ afterAll(async () => {
   await replicaA?.close();
   await replicaB?.close();
   await agent?.close();
-  await deleteRedisKeys(prefix);
 });
 
 const isRefusal = (error: unknown): boolean => isJsonRpcError(error) && error.envelopeCode === GatewayErrorCode.TooManyTurnsInFlight;
@@ -85,7 +82,6 @@ describe('a replica with turn caps that stops', () => {
   it('closes its connection to Redis for the slots, as it does the others', async () => {
     // A Redis of the test's own: its client list holds only this replica's connections and the test's.
     const redis = await ownRedis();
-    await redis.start();
     const admin = new Redis(redis.url);
     try {
       const replica = await startTestGateway(cappedGatewayConfig(agent.url, { store: 'redis', 'redis-url': redis.url }));

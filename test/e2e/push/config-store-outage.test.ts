@@ -23,7 +23,6 @@ let configs: Redis;
 
 beforeAll(async () => {
   redis = await ownRedis({ keepData: true });
-  await redis.start();
   configs = connectRedis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
   configs.on('error', () => undefined);
 });

@@ -16,7 +16,6 @@ let redis: OwnRedis;
 
 beforeAll(async () => {
   redis = await ownRedis();
-  await redis.start();
 });
 // Runs before the environment's own afterAll (after hooks run last registered first).
 afterAll(async () => {
