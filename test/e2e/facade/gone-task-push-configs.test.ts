@@ -6,17 +6,11 @@
  * with the token the caller set; the config stays on the first task too. Another caller's webhook, on its own task,
  * is left as it was and pushed nothing of it, and that caller cannot read the new task. Memory and Redis alike.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { API_KEY, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { Receiver } from '../push/harness.js';
+import { startPushingFacade, type PushingFacade } from './fixtures/pushing-facade.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
 const OTHER_KEY = 'bailian-other-key-4567';
@@ -27,40 +21,14 @@ type Mode = 'send' | 'stream';
 /** How iac-code lost the task: evicted it while idle (it fails a message to it), or restarted (it does not know it). */
 type Lost = 'evicted' | 'restarted';
 
-interface Setup {
-  fake: FakeIacCode;
-  gateway: RunningGateway;
-  receiver: Receiver;
-}
+type Setup = PushingFacade;
 
 /** Two callers (two keys) of one gateway in front of a fake iac-code, and a webhook receiver; closed when the test ends. */
-async function start(store: Store, onTestFinished: (close: () => Promise<void>) => void): Promise<Setup> {
-  let prefix: string | undefined;
-  if (store === 'redis') {
-    await requireRedis();
-    prefix = `a2a-bridge-test:gone-task-push-configs:${randomUUID()}:`;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-gone-push-'));
-  const receiver = await new Receiver().up();
-  const fake = await startFakeIacCode({ script: SCRIPT, frameDelayMs: 20 });
-  const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
-  const gateway = await startFacadeGateway({
-    upstream: { url: fake.url },
-    bailian: { 'api-keys': [API_KEY, OTHER_KEY] },
-    'push-notifications': true,
-    'push-allow-private': true,
-    'persistence-dir': dir,
-    ...stores,
-  });
-  onTestFinished(async () => {
-    await gateway.close();
-    await fake.close();
-    await receiver.down();
-    rmSync(dir, { recursive: true, force: true });
-    if (prefix) await deleteRedisKeys(prefix);
-  });
-  return { fake, gateway, receiver };
-}
+const start = (store: Store, onTestFinished: (close: () => Promise<void>) => void): Promise<Setup> =>
+  startPushingFacade(
+    { store, fake: { script: SCRIPT, frameDelayMs: 20 }, settings: { bailian: { 'api-keys': [API_KEY, OTHER_KEY] } } },
+    onTestFinished,
+  );
 
 /** A call as the caller with `key`. */
 const as = (gateway: RunningGateway, key: string) => (method: string, params: unknown) =>

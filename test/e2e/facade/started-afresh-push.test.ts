@@ -7,18 +7,13 @@
  * A webhook inline with the message is pushed that one task only: never the tasks of the attempts iac-code refused
  * before the turn went on (failed in iac-code's English), which the facade dropped and its user never read.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { CONTEXT_EXPIRED, TASK_EXPIRED } from '../../support/fake-iac-code-eviction.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { Receiver } from '../push/harness.js';
+import type { Receiver } from '../push/harness.js';
+import { startPushingFacade, type PushingFacade } from './fixtures/pushing-facade.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
 /** What a Chinese user reads before the answer of the turn that went on in a fresh context. */
@@ -28,40 +23,11 @@ const STARTED_AFRESH =
 type Store = 'memory' | 'redis';
 type PushEvents = 'terminal' | 'all';
 
-interface Setup {
-  fake: FakeIacCode;
-  gateway: RunningGateway;
-  receiver: Receiver;
-}
+type Setup = PushingFacade;
 
 /** A fake iac-code, a webhook receiver and a gateway that pushes to it, a test's own; closed when the test ends. */
-async function start(store: Store, pushEvents: PushEvents, onTestFinished: (close: () => Promise<void>) => void, frameDelayMs = 20): Promise<Setup> {
-  let prefix: string | undefined;
-  if (store === 'redis') {
-    await requireRedis();
-    prefix = `a2a-bridge-test:started-afresh-push:${randomUUID()}:`;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-afresh-push-'));
-  const receiver = await new Receiver().up();
-  const fake = await startFakeIacCode({ script: SCRIPT, frameDelayMs });
-  const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
-  const gateway = await startFacadeGateway({
-    upstream: { url: fake.url },
-    'push-notifications': true,
-    'push-allow-private': true,
-    'push-events': pushEvents,
-    'persistence-dir': dir,
-    ...stores,
-  });
-  onTestFinished(async () => {
-    await gateway.close();
-    await fake.close();
-    await receiver.down();
-    rmSync(dir, { recursive: true, force: true });
-    if (prefix) await deleteRedisKeys(prefix);
-  });
-  return { fake, gateway, receiver };
-}
+const start = (store: Store, pushEvents: PushEvents, onTestFinished: (close: () => Promise<void>) => void, frameDelayMs = 20): Promise<Setup> =>
+  startPushingFacade({ store, fake: { script: SCRIPT, frameDelayMs }, settings: { 'push-events': pushEvents } }, onTestFinished);
 
 /** A conversation's first turn read whole, then its context refused for good by iac-code. */
 async function firstTurnThenRefused({ gateway, fake }: Setup): Promise<{ text: string; contextId: string; taskId: string }> {
