@@ -2,7 +2,8 @@
  * A hand-written A2A 1.0 JSON-RPC agent whose turns last until the test ends them, so a test can hold
  * a caller's turns in flight and see what the gateway does meanwhile:
  *   SendMessage            the answer waits until the turn is ended
- *   SendStreamingMessage   task SUBMITTED and a WORKING status at once, then nothing until the turn is ended
+ *   SendStreamingMessage   task SUBMITTED and a WORKING status at once (and the words of `saying`, when given),
+ *                          then nothing until the turn is ended
  *   SubscribeToTask        the task at once, then the turn's end with the turn's own stream
  *   GetTask, CancelTask    answered at once (a cancel ends the turn CANCELED)
  * A turn ends with `complete()` (COMPLETED with a reply) or `fail()`: the blocking answer is a -32603,
@@ -57,8 +58,11 @@ const card = (url: string, inputModes?: string[]): unknown =>
     ...(inputModes ? { inputModes } : {}),
   });
 
-/** `inputModes`: what its card says it takes (text/plain unless given). */
-export async function startHeldTurnsAgent(options: { inputModes?: string[] } = {}): Promise<HeldTurnsAgent> {
+/**
+ * `inputModes`: what its card says it takes (text/plain unless given); `saying`: the text a streamed turn says
+ * (an artifact chunk) before it is held, so its caller has read part of a reply when the turn is cut.
+ */
+export async function startHeldTurnsAgent(options: { inputModes?: string[]; saying?: string } = {}): Promise<HeldTurnsAgent> {
   const tasks = new Map<string, TaskRecord>();
   const held: HeldTurn[] = [];
   const calls = new Map<string, number>();
@@ -143,6 +147,10 @@ export async function startHeldTurnsAgent(options: { inputModes?: string[] } = {
       res.write(frame(rpc.id, { task: taskJson(task) }));
       task.state = 'TASK_STATE_WORKING';
       res.write(statusFrame(rpc.id, task));
+      if (options.saying !== undefined) {
+        const artifact = { artifactId: `${task.id}-reply`, parts: [{ text: options.saying }] };
+        res.write(frame(rpc.id, { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: false } }));
+      }
     } else task.state = 'TASK_STATE_WORKING';
   }
 

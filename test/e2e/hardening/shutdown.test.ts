@@ -1,7 +1,7 @@
 /**
- * Graceful shutdown of the real CLI (`a2a-bridge serve`, embedded demo agent) on SIGTERM: new
- * connections are refused at once, a short request in flight completes, and what is still open when
- * `drain-timeout-ms` runs out ends in its caller's protocol:
+ * Graceful shutdown of the real CLI (`a2a-bridge serve`) on SIGTERM: new connections are refused at once,
+ * a short request in flight completes, and what is still open when `drain-timeout-ms` runs out ends in its
+ * caller's protocol:
  *   1.0 JSON-RPC stream   an `event: error` frame carrying a JSON-RPC error (-32603 naming the task that goes
  *                         on at the agent: its first event named it), the same frame as any mid-stream failure
  *                         (chosen over a TASK_STATE_FAILED status-update: the task itself did not fail, the
@@ -10,16 +10,25 @@
  *   0.2.5 stream          a `status-update` with state `failed`, `final: true`, the reply saying the task goes on
  *   blocking calls        a JSON-RPC error with that message, in the caller's version
  * then the process exits 0.
+ * The first test's upstream is an agent of its own whose turns last until the test ends them
+ * (held-turns-agent.ts): the open turns outlast any drain, and the short one ends when the test says, after
+ * the signal, so neither races the host's load. The second test needs no held turn: the embedded demo agent.
  */
 import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { facadeWords } from '../../../src/surfaces/v025/reply/words.js';
+import { startHeldTurnsAgent, type HeldTurnsAgent } from '../../support/held-turns-agent.js';
 import { serveCli } from '../../support/run-cli.js';
 import { drainFrames, exchange, openLiveStream, type Exchange, type LiveStream, type SseFrame } from './support.js';
 
-const DRAIN_MS = 1_000;
+/** Long enough for the short turn, ended after the signal, to reach its caller on a loaded host. */
+const DRAIN_MS = 3_000;
+/** The second test's drain: it must not be waited for. */
+const IDLE_DRAIN_MS = 1_000;
+/** New connections are refused as soon as the signal is handled. */
+const REFUSED_WITHIN_MS = 1_000;
 /** After the drain: the final frames, the exit. Generous for a loaded 2-core machine. */
 const MARGIN_MS = 2_500;
 const SHUTTING_DOWN = 'The gateway is shutting down';
@@ -36,13 +45,20 @@ interface RunningCli {
 
 const children: ChildProcess[] = [];
 const clients: Client[] = [];
+const agents: HeldTurnsAgent[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await Promise.all(clients.splice(0).map((client) => client.destroy()));
+  await Promise.all(agents.splice(0).map((agent) => agent.close()));
 });
 
-async function startCli(): Promise<RunningCli> {
-  const env = { A2A_BRIDGE_DRAIN_TIMEOUT_MS: String(DRAIN_MS), A2A_BRIDGE_KEEPALIVE_MS: '200' };
+/** `upstream`: the agent to bridge to; the embedded demo agent without it. */
+async function startCli(drainMs: number, upstream?: string): Promise<RunningCli> {
+  const env = {
+    A2A_BRIDGE_DRAIN_TIMEOUT_MS: String(drainMs),
+    A2A_BRIDGE_KEEPALIVE_MS: '200',
+    ...(upstream === undefined ? {} : { A2A_BRIDGE_UPSTREAM__URL: upstream }),
+  };
   const cli = await serveCli(['--port', '0'], { env, track: children });
   return { child: cli.child, url: cli.url, port: Number(new URL(cli.url).port), logs: cli.logs, exited: cli.exited };
 }
@@ -103,7 +119,10 @@ async function ending(stream: LiveStream, since: () => number): Promise<{ frames
 
 describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
   it('refuses new connections, finishes the short request, ends open streams and calls in their protocol, exits 0', async () => {
-    const cli = await startCli();
+    // Its streamed turns say something before they are held: the reason for the cut closes a reply begun.
+    const agent = await startHeldTurnsAgent({ saying: 'Working on it.' });
+    agents.push(agent);
+    const cli = await startCli(DRAIN_MS, agent.url);
     const { url } = cli;
     // A kept-alive connection left idle: it must not hold the drain up.
     expect((await exchange(`${url}/health`)).status).toBe(200);
@@ -111,35 +130,36 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     const v1Stream = await openWithFirstFrame(`${url}/`, {
       method: 'POST',
       headers: V1,
-      body: rpc('SendStreamingMessage', v1Message('slow: a 1.0 stream open at shutdown'), 'v1-stream'),
+      body: rpc('SendStreamingMessage', v1Message('a 1.0 stream open at shutdown'), 'v1-stream'),
     });
     const restStream = await openWithFirstFrame(`${url}/message:stream`, {
       method: 'POST',
       headers: V1,
-      body: JSON.stringify(v1Message('slow: a REST stream open at shutdown')),
+      body: JSON.stringify(v1Message('a REST stream open at shutdown')),
     });
     const v025Stream = await openWithFirstFrame(`${url}/stream`, {
       method: 'POST',
       headers: json,
-      body: rpc('message/stream', v025Message('slow: a 0.2.5 stream open at shutdown'), 'v025-stream'),
+      body: rpc('message/stream', v025Message('a 0.2.5 stream open at shutdown'), 'v025-stream'),
     });
-    // Blocking calls of a slow turn: still running when the drain time is over.
-    const v1Blocking = exchange(`${url}/`, { method: 'POST', headers: V1, body: rpc('SendMessage', v1Message('slow: blocking 1.0'), 'v1-blocking') });
+    // Blocking calls of a held turn: still running when the drain time is over.
+    const v1Blocking = exchange(`${url}/`, { method: 'POST', headers: V1, body: rpc('SendMessage', v1Message('blocking 1.0'), 'v1-blocking') });
     const v025Blocking = exchange(`${url}/`, {
       method: 'POST',
       headers: json,
-      body: rpc('message/send', v025Message('slow: blocking 0.2.5'), 'v025-blocking'),
+      body: rpc('message/send', v025Message('blocking 0.2.5'), 'v025-blocking'),
     });
-    // A short request: ~25 chunks of the demo agent's 5 ms, well inside the drain time even on a loaded host
-    // (100 chunks, then 40, once outlasted the 1 s drain in CI), and still running when the signal comes 50 ms in.
-    // It goes on a connection opened beforehand, so it has reached the gateway's host when the signal
-    // comes: a loaded CI host once took longer than those 50 ms to open a new one.
+    const openTurns = await agent.waitForHeld(5);
+    // A short request, held at the agent until the signal has come, then ended: it finishes inside the drain
+    // time however long the host took to get it there (a turn of the demo agent's own once outlasted the drain
+    // on a loaded CI host).
     const warm = await warmConnection(url);
     let shortDone = false;
-    const short = warm.post(V1, rpc('SendMessage', v1Message(Array.from({ length: 25 }, (_, i) => `word${i}`).join(' ')), 'short')).finally(() => {
+    const shortText = 'a short request';
+    const short = warm.post(V1, rpc('SendMessage', v1Message(shortText), 'short')).finally(() => {
       shortDone = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const shortTurn = (await agent.waitForHeld(6)).find((turn) => turn.text === shortText)!;
     expect(shortDone, 'the short request is in flight when the signal arrives').toBe(false);
 
     let signalledAt = 0;
@@ -155,12 +175,15 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
       if (!isRefused) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(isRefused, 'a new connection is refused').toBe(true);
-    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS);
+    expect(Date.now() - signalledAt).toBeLessThan(REFUSED_WITHIN_MS);
 
+    shortTurn.complete();
     const shortAnswer = await short;
     expect(shortAnswer.status).toBe(200);
-    const shortTask = (shortAnswer.json as { result?: { task?: { status: { state: string } } } }).result?.task;
-    expect(shortTask?.status.state, shortAnswer.text.slice(0, 200)).toBe('TASK_STATE_INPUT_REQUIRED');
+    const shortTask = (shortAnswer.json as { result?: { task?: { status: { state: string; message?: { parts: Array<{ text?: string }> } } } } })
+      .result?.task;
+    expect(shortTask?.status.state, shortAnswer.text.slice(0, 200)).toBe('TASK_STATE_COMPLETED');
+    expect(shortTask?.status.message?.parts[0]?.text).toBe(`done: ${shortText}`);
 
     const [v1End, restEnd, v025End] = await Promise.all(streamEnds);
     for (const end of [v1End!, restEnd!, v025End!]) {
@@ -204,10 +227,12 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS + MARGIN_MS + 1_000);
     expect(cli.logs.map((entry) => entry.msg)).toContain('drain time is over: ending the open requests and streams');
+    // The open turns outlasted the drain: the gateway hung up on them, the agent never ended them.
+    expect(await Promise.all(openTurns.map((turn) => turn.closed))).toEqual(openTurns.map(() => 'client-closed'));
   }, 40_000);
 
   it('with nothing open, the process exits 0 at once instead of waiting for the drain time', async () => {
-    const cli = await startCli();
+    const cli = await startCli(IDLE_DRAIN_MS);
     expect((await exchange(`${cli.url}/health`)).status).toBe(200);
     const stream = await openWithFirstFrame(`${cli.url}/`, {
       method: 'POST',
@@ -222,6 +247,6 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     // That it did not wait for the drain is the log's to tell (the drain timer says when it ran out); the time only
     // bounds the process's own teardown, which a loaded host stretched past the drain time (1,683 ms in a CI run).
     expect(cli.logs.map((entry) => entry.msg)).not.toContain('drain time is over: ending the open requests and streams');
-    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS + MARGIN_MS);
+    expect(Date.now() - signalledAt).toBeLessThan(IDLE_DRAIN_MS + MARGIN_MS);
   }, 40_000);
 });
