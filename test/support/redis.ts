@@ -70,5 +70,14 @@ export type RedisStores = { store: 'redis'; 'redis-url': string; 'redis-prefix':
 export function freshRedisStores(topic: string, cleanup: (deleteKeys: () => Promise<void>) => void): RedisStores {
   const prefix = `a2a-bridge-test:${topic}:${randomUUID()}:`;
   cleanup(() => deleteRedisKeys(prefix));
-  return { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
+  return redisStoresAt(prefix);
 }
+
+/** A gateway's stores in the Redis at REDIS_URL under `prefix`. */
+export const redisStoresAt = (prefix: string): RedisStores => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix });
+
+/** For a suite run once per store (`describe.each`): a gateway's settings for it, given the suite's Redis prefix. */
+export const EACH_STORE = [
+  { name: 'memory', config: (_prefix: string): Record<string, never> => ({}) },
+  { name: 'redis', config: redisStoresAt },
+] as const;

@@ -52,6 +52,19 @@ describe.each(BODIES)('readSse over %s', (_kind, asBody) => {
     return out;
   }
 
+  /** `bytes` read as `expected` cut at every single point, and at random sets of points. */
+  async function expectSameHoweverSplit(bytes: Uint8Array, expected: SseMessage[]): Promise<void> {
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(await collect(splitAt(bytes, [cut]))).toEqual(expected);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), async (cuts) => {
+        expect(await collect(splitAt(bytes, cuts))).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
+  }
+
   it('parses CRLF frames, skips ping comments and keeps event: error', async () => {
     expect(await collect([CAPTURED])).toEqual(EXPECTED);
   });
@@ -59,15 +72,7 @@ describe.each(BODIES)('readSse over %s', (_kind, asBody) => {
   it('gives the same messages however the bytes are split (inside CRLF, inside UTF-8 characters)', async () => {
     const bytes = encode(CAPTURED);
     // Every single cut point, including between \r and \n and inside multi-byte characters.
-    for (let cut = 1; cut < bytes.length; cut++) {
-      expect(await collect(splitAt(bytes, [cut]))).toEqual(EXPECTED);
-    }
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), async (cuts) => {
-        expect(await collect(splitAt(bytes, cuts))).toEqual(EXPECTED);
-      }),
-      { numRuns: 200 },
-    );
+    await expectSameHoweverSplit(bytes, EXPECTED);
   });
 
   it('survives a byte-at-a-time body', async () => {
@@ -81,15 +86,7 @@ describe.each(BODIES)('readSse over %s', (_kind, asBody) => {
     const bytes = Buffer.concat([encode('\ufeffdata: x'), Uint8Array.of(0xff, 0xc3, 0x28), encode('y\r\n\r\ndata: \ufeffb 创建\n\ndata: c\n\n')]);
     const expected = [{ data: 'x\ufffd\ufffd(y' }, { data: '\ufeffb 创建' }, { data: 'c' }];
     expect(await collect([bytes])).toEqual(expected);
-    for (let cut = 1; cut < bytes.length; cut++) {
-      expect(await collect(splitAt(bytes, [cut]))).toEqual(expected);
-    }
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), async (cuts) => {
-        expect(await collect(splitAt(bytes, cuts))).toEqual(expected);
-      }),
-      { numRuns: 200 },
-    );
+    await expectSameHoweverSplit(bytes, expected);
   });
 
   it('decodes chunks that end on a whole character without the streaming decoder, past the first', async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import { promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
-import { REDIS_URL, deleteRedisKeys, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, requireRedis, EACH_STORE } from '../../support/redis.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { Receiver } from '../push/harness.js';
 
@@ -55,12 +55,7 @@ const headers = { 'X-API-KEY': API_KEY };
 
 beforeAll(requireRedis);
 
-const stores = [
-  { name: 'memory', config: (_prefix: string) => ({}) },
-  { name: 'redis', config: (prefix: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix }) },
-];
-
-describe.each(stores)(
+describe.each(EACH_STORE)(
   'a reply streamed in chunks of one message id by an a2a-js 1.x agent, read again with tasks/get ($name store)',
   ({ config }) => {
     const prefix = `a2a-bridge-test:${randomUUID()}:`;

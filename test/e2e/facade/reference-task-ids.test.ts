@@ -15,7 +15,7 @@ import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { collect, sdkParams, startFacadeGateway, startRelayingFacadeGateway } from '../../support/facade.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, requireRedis, EACH_STORE } from '../../support/redis.js';
 import { startSdkV025Agent, V025_ASK_PREFIX, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 
@@ -52,12 +52,7 @@ async function streamError(client: A2AClient, params: MessageSendParams): Promis
   return 'answered';
 }
 
-const stores = [
-  { name: 'memory', config: (_prefix: string) => ({}) },
-  { name: 'redis', config: (prefix: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix }) },
-];
-
-describe.each(stores)('the relay in front of a 0.2.5 agent ($name store)', ({ config }) => {
+describe.each(EACH_STORE)('the relay in front of a 0.2.5 agent ($name store)', ({ config }) => {
   const prefix = `a2a-bridge-test:${randomUUID()}:`;
   let agent: RunningSdkV025Agent;
   let gateway: RunningGateway;

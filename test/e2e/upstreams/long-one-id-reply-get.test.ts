@@ -10,7 +10,7 @@ import { Role, TaskState, type Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, requireRedis, EACH_STORE } from '../../support/redis.js';
 import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startTokenStreamer } from '../../support/token-streamer.js';
 import { listRequest, sendRequest, textOf } from '../../support/sdk-v1-client.js';
@@ -28,12 +28,7 @@ const replyOf = (task: Task | undefined): string =>
     .map((message) => textOf(message))
     .join('');
 
-const STORES = [
-  { name: 'memory', config: (_prefix: string) => ({}) },
-  { name: 'redis', config: (prefix: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix }) },
-];
-
-describe.each(STORES)('a reply of more one-id chunks than tasks.history-limit ($name store)', ({ name, config }) => {
+describe.each(EACH_STORE)('a reply of more one-id chunks than tasks.history-limit ($name store)', ({ name, config }) => {
   const prefix = `a2a-bridge-test:${randomUUID()}:`;
   let agent: RunningTestAgent;
   let gateway: TestGateway;

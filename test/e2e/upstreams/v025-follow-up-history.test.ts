@@ -12,7 +12,7 @@ import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { V025_QUESTION, V025_SLOW_PREFIX, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, requireRedis, EACH_STORE } from '../../support/redis.js';
 import { asTask, listRequest, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { StreamReader, connectClient, taskIdOf } from './sdk1-client.js';
@@ -23,15 +23,10 @@ const SECOND_ANSWER = 'south';
 /** What the user reads of the whole task, oldest first: each question followed by its answer, then the reply. */
 const TRANSCRIPT = [ASK, V025_QUESTION, FIRST_ANSWER, V025_QUESTION, SECOND_ANSWER, v025Reply(SECOND_ANSWER, 3).full];
 
-const STORES = [
-  { name: 'memory', config: (_prefix: string) => ({}) },
-  { name: 'redis', config: (prefix: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix }) },
-];
-
 const historyOf = (task: Task | undefined): string[] => (task?.history ?? []).map((message) => textOf(message));
 
 // Each test has a conversation of its own: side by side, the agent's slow turns overlap.
-describe.concurrent.each(STORES)('a 0.2.5 agent that asks twice ($name store)', ({ name, config }) => {
+describe.concurrent.each(EACH_STORE)('a 0.2.5 agent that asks twice ($name store)', ({ name, config }) => {
   const prefix = `a2a-bridge-test:${randomUUID()}:`;
   let agent: RunningSdkV025Agent;
   let gateway: TestGateway;

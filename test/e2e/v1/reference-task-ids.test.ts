@@ -13,7 +13,7 @@ import type { RequestOptions } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcTransport, wire } from '../grpc/grpc-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, requireRedis, EACH_STORE } from '../../support/redis.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { asTask, collect, connect, sendRequest, userMessage } from '../../support/sdk-v1-client.js';
 import { reasonOf } from '../../support/rejection.js';
@@ -49,12 +49,7 @@ function referring(text: string, taskIds: string[], tenant = ''): SendMessageReq
   return { ...sendRequest(text), tenant, message: { ...userMessage(text), referenceTaskIds: taskIds } };
 }
 
-const stores = [
-  { name: 'memory', config: (_prefix: string) => ({}) },
-  { name: 'redis', config: (prefix: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix }) },
-];
-
-describe.each(stores)('referenceTaskIds ($name store)', ({ config }) => {
+describe.each(EACH_STORE)('referenceTaskIds ($name store)', ({ config }) => {
   const prefix = `a2a-bridge-test:${randomUUID()}:`;
   let agent: RunningSdkV1Agent;
   let gateway: TestGateway;
