@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createPushHandler } from '../../src/push/dispatch.js';
 import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
+import { fixtureNodeArgs } from '../support/run-cli.js';
 import { startReceiver, type Receiver } from './fixtures/receiver.js';
 import { Recorder } from './fixtures/recorder.js';
 import { redisQueueRun } from './redis-queue-run.js';
@@ -47,7 +48,7 @@ async function deadEntries(stream: string): Promise<Array<{ job: PushJob; reason
 }
 
 function spawnWorker(options: RedisStreamsQueueOptions): { child: ChildProcess; lines: AsyncIterator<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(options)], {
+  const child = spawn(process.execPath, [...fixtureNodeArgs(WORKER), JSON.stringify(options)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   run.cleanup.push(async () => {

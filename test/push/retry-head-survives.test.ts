@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushHandler, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
+import { fixtureNodeArgs } from '../support/run-cli.js';
 import { redisQueueRun } from './redis-queue-run.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/redis-worker.ts', import.meta.url));
@@ -134,7 +135,7 @@ describe('a failed head keeps its place', () => {
 
 /** The fixture worker in a process of its own; `lines` fills with what it prints. */
 function spawnWorker(options: RedisStreamsQueueOptions): { child: ChildProcess; lines: string[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...fixtureNodeArgs(WORKER), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanup.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL');

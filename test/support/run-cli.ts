@@ -11,17 +11,40 @@ const entry = path.join(root, 'src/cli.ts');
 /** tsx by URL: the CLI may run from any folder. */
 const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
 
-/** Where the run's compiled CLI is (cli-build.ts, the suite's global setup). */
+/** Where the run's bundle of the CLI is (cli-build.ts, the suite's global setup). */
 export const CLI_BUILD_ENV = 'A2A_TEST_CLI_BUILD';
 
 /**
- * Node's arguments that run the CLI, before the CLI's own: the run's compiled src/ when the global setup made
+ * Node's arguments that run the CLI, before the CLI's own: the run's bundle of src/ when the global setup made
  * it, else src/ through tsx (a file run without the setup). `preload`: modules loaded first (`--import`).
  */
 export function cliNodeArgs(preload: readonly string[] = []): string[] {
   const imports = preload.flatMap((module) => ['--import', module]);
   const built = process.env[CLI_BUILD_ENV];
   return built ? [...imports, built] : ['--import', tsx, ...imports, entry];
+}
+
+/** The programs of test/ that tests start as children (they import src/), bundled beside the CLI by cli-build.ts. */
+export const FIXTURES = [
+  'test/e2e/facade/fixtures/facade-replica-process.ts',
+  'test/e2e/hardening/fixtures/capped-heap-gateway.ts',
+  'test/e2e/hardening/fixtures/gateway-process.ts',
+  'test/observability/fixtures/pretty-log.ts',
+  'test/push/fixtures/redis-worker.ts',
+  'test/upstream/iac-code/sweep-once.ts',
+].map((file) => path.join(root, file));
+
+/** A fixture's bundle under the build's `dist/`, without `.js`: `fixtures/` and its file's name. */
+export const fixtureBundle = (file: string): string => `fixtures/${path.basename(file, '.ts')}`;
+
+/**
+ * Node's arguments that run `file`, one of FIXTURES, before the fixture's own: its bundle of the run when the
+ * global setup made it (in `dist/fixtures/`, beside the CLI's `dist/cli/`), else the file through tsx.
+ */
+export function fixtureNodeArgs(file: string): string[] {
+  if (!FIXTURES.includes(file)) throw new Error(`${file} is not in FIXTURES, the programs cli-build.ts bundles`);
+  const built = process.env[CLI_BUILD_ENV];
+  return built ? [path.join(path.dirname(built), '..', `${fixtureBundle(file)}.js`)] : ['--import', tsx, file];
 }
 
 export interface Run {

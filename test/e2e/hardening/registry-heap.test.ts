@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fixtureNodeArgs } from '../../support/run-cli.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,10 +27,14 @@ const exits: Array<number | null> = [];
 
 beforeAll(async () => {
   agent = await startSdkV1Agent();
-  child = spawn(process.execPath, ['--max-old-space-size=160', '--import', 'tsx', path.join(here, 'fixtures', 'capped-heap-gateway.ts'), agent.url], {
-    cwd: path.resolve(here, '../../..'),
-    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-  });
+  child = spawn(
+    process.execPath,
+    ['--max-old-space-size=160', ...fixtureNodeArgs(path.join(here, 'fixtures', 'capped-heap-gateway.ts')), agent.url],
+    {
+      cwd: path.resolve(here, '../../..'),
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    },
+  );
   child.stderr?.resume();
   child.once('exit', (code) => exits.push(code));
   url = await new Promise<string>((resolve, reject) => {

@@ -4,25 +4,24 @@
  */
 import { execFile } from 'node:child_process';
 import { chmod } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SweepResult } from '../../../src/upstream/iac-code/workspace-pruner.js';
+import { fixtureNodeArgs } from '../../support/run-cli.js';
 import { IDLE_AFTER, base, conversation, exists, root, useFreshFolders } from './pruner-fixtures.js';
 
 useFreshFolders();
 
 describe('the workspace pruner without the right to remove', () => {
   const script = fileURLToPath(new URL('./sweep-once.ts', import.meta.url));
-  const tsx = pathToFileURL(createRequire(script).resolve('tsx')).href;
   // Root may remove anything: as root the sweep runs as nobody.
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
   /** One sweep in a child process (as nobody when the tests run as root). */
   function sweepElsewhere(): Promise<{ result: SweepResult; logs: Array<{ level: string; fields: any; message: string }> }> {
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, ['--import', tsx, script, root, String(IDLE_AFTER)], { ...asNobody, timeout: 30_000 }, (error, stdout, stderr) =>
+      execFile(process.execPath, [...fixtureNodeArgs(script), root, String(IDLE_AFTER)], { ...asNobody, timeout: 30_000 }, (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
       );
     });
