@@ -1,5 +1,5 @@
 /** The pass-through layers of iterables.ts that step aside once past their start: a Stage above reads their source itself. */
-import { DONE, Forwarder } from './iterable-stages.js';
+import { DONE, Forwarder, returnThenDone } from './iterable-stages.js';
 
 class Deferred<T> extends Forwarder implements AsyncIterableIterator<T> {
   /** Let go once the source is open (with `#opening`): an open stream keeps neither, nor what `open` holds. */
@@ -27,11 +27,10 @@ class Deferred<T> extends Forwarder implements AsyncIterableIterator<T> {
     return this.#opened().then((source) => source.next());
   }
 
-  async return(): Promise<IteratorResult<T>> {
+  return(): Promise<IteratorResult<T>> {
     this.#closed = true;
-    const source = this.#source ?? (this.#opening ? await this.#opening.catch(() => undefined) : undefined);
-    await source?.return?.();
-    return DONE;
+    if (this.#source || !this.#opening) return returnThenDone(this.#source);
+    return this.#opening.then(returnThenDone, () => DONE);
   }
 
   #opened(): Promise<AsyncIterator<T>> {
@@ -103,10 +102,9 @@ class FirstReshaped<T> extends Forwarder implements AsyncIterableIterator<T> {
     throw error;
   }
 
-  async return(): Promise<IteratorResult<T>> {
+  return(): Promise<IteratorResult<T>> {
     this.#pending = [];
-    await this.#source.return?.();
-    return DONE;
+    return returnThenDone(this.#source);
   }
 }
 
@@ -145,10 +143,14 @@ class HeadThenRest<T> extends Forwarder implements AsyncIterableIterator<T> {
     return head;
   }
 
-  async return(): Promise<IteratorResult<T>> {
-    this.#returned();
-    this.#head = undefined;
-    return this.#source.return ? this.#source.return() : DONE;
+  return(): Promise<IteratorResult<T>> {
+    try {
+      this.#returned();
+      this.#head = undefined;
+      return this.#source.return ? this.#source.return() : Promise.resolve(DONE);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 

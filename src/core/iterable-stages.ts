@@ -5,6 +5,22 @@
 
 export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
+const toDone = (): IteratorReturnResult<undefined> => DONE;
+
+/**
+ * `await iterator.return?.(); return DONE;` without an async function's frame: a send's end runs `return()` down some
+ * ten layers. What `return` throws rejects, as it would in an async function.
+ */
+export function returnThenDone(iterator: AsyncIterator<unknown> | undefined): Promise<IteratorReturnResult<undefined>> {
+  let returned: unknown;
+  try {
+    returned = iterator?.return?.();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return returned === undefined ? Promise.resolve(DONE) : Promise.resolve(returned).then(toDone);
+}
+
 /**
  * A layer whose read, once it is past its start (an opened Deferred, a FirstReshaped past its first item), is only its
  * source's read: a Stage above reads its source directly.

@@ -6,7 +6,7 @@
  * They are classes, so an idle stream holds one small object per layer rather than a set of closures.
  */
 
-import { DONE, Stage } from './iterable-stages.js';
+import { DONE, returnThenDone, Stage } from './iterable-stages.js';
 
 export { deferIterable, headThenRest, reshapeFirst } from './iterable-forwarders.js';
 
@@ -51,9 +51,8 @@ class Mapped<T, U> extends Stage<T, U> {
     throw error;
   }
 
-  async return(): Promise<IteratorResult<U>> {
-    await this.#source.return?.();
-    return DONE;
+  return(): Promise<IteratorResult<U>> {
+    return returnThenDone(this.#source);
   }
 }
 
@@ -128,7 +127,7 @@ class Tapped<T> extends Stage<T, T> {
   }
 
   protected seen(result: IteratorResult<T>): IteratorResult<T> | Promise<IteratorResult<T>> {
-    if (result.done) return this.#end('done').then(() => DONE);
+    if (result.done) return this.#endedDone();
     // An item that was on its way when the reader returned the stream is not shown any more.
     if (this.#ended) return result;
     let seen: Promise<unknown> | void;
@@ -164,10 +163,16 @@ class Tapped<T> extends Stage<T, T> {
     return this.failed(error);
   }
 
-  async #end(how: TapEnd, error?: unknown): Promise<void> {
+  async #endedDone(): Promise<IteratorReturnResult<undefined>> {
+    await this.#end('done');
+    return DONE;
+  }
+
+  /** What `tap.end` returns, awaited by the caller: not an async function of its own, whose frame each layer's end would allocate. */
+  #end(how: TapEnd, error?: unknown): Promise<unknown> | void {
     if (this.#ended) return;
     this.#ended = true;
-    await this.#tap.end?.(how, error);
+    return this.#tap.end?.(how, error);
   }
 }
 

@@ -62,15 +62,21 @@ export abstract class SteppedStage<S, U> extends Stage<S, U> {
     return Promise.resolve(this.#hand({ items: [], after }));
   }
 
-  async return(): Promise<IteratorResult<U>> {
-    if (this.#reading) {
-      if (!this.#readSettled) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((settle) => (resolve = settle));
-        this.#readSettled = { promise, resolve };
-      }
-      await this.#readSettled.promise;
+  return(): Promise<IteratorResult<U>> {
+    return this.#reading ? this.#returnAfterRead() : this.#returned();
+  }
+
+  async #returnAfterRead(): Promise<IteratorResult<U>> {
+    if (!this.#readSettled) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((settle) => (resolve = settle));
+      this.#readSettled = { promise, resolve };
     }
+    await this.#readSettled.promise;
+    return this.#returned();
+  }
+
+  #returned(): Promise<IteratorResult<U>> {
     this.#queued = NONE;
     this.#at = 0;
     this.#after = undefined;
