@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { SseChannel } from './sse-channel.js';
 import type { SseFrame } from './sse-frames.js';
+import { writeChunkToSocket } from './chunked-write.js';
 
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
@@ -20,7 +21,8 @@ const peerGone = (outgoing: ServerResponse, peer: Socket | null): boolean =>
 /**
  * Writes the channel to the Node response as it reads: text straight to the socket, no web stream, no
  * encoder, no adapter loop per stream. The head goes out at once (a stream opens at acceptance), in the
- * same write as the opening comment when there is one. Each write is acknowledged to the channel unless its
+ * same write as the opening comment when there is one; after it, each text goes out as one chunk of the chunked
+ * body written to the socket itself (`chunked-write.ts`), where the response can frame it the same way. Each write is acknowledged to the channel unless its
  * caller was seen gone first (then nothing more is written).
  *
  * An object with then() callbacks, not an async loop: an idle stream waits here for as long as it is open, and a
@@ -33,6 +35,8 @@ export class SsePipe {
   private readonly acknowledges: boolean;
   private checking = false;
   private writtenBefore: SseFrame | undefined;
+  /** The head is on the wire (flushed alone, or with the first text): later texts may go straight to the socket. */
+  private headSent = false;
 
   constructor(
     private readonly channel: SseChannel,
@@ -53,7 +57,10 @@ export class SsePipe {
       // Nothing to send with the head yet: send the head alone, so the client sees the stream open.
       void Promise.race([pending, Promise.resolve(undefined)]).then((ready) =>
         this.attempt(() => {
-          if (ready === undefined) outgoing.flushHeaders();
+          if (ready === undefined) {
+            outgoing.flushHeaders();
+            this.headSent = true;
+          }
           void pending.then(this.wrote);
         }),
       );
@@ -84,10 +91,12 @@ export class SsePipe {
       this.left();
       return this.stopWatching();
     }
-    const more = outgoing.write(text);
+    const direct = this.headSent && peer ? writeChunkToSocket(outgoing, peer, text) : null;
+    const more = direct ?? outgoing.write(text);
+    this.headSent = true;
     if (this.acknowledges) this.checkNextTurn();
     if (more) this.readNext();
-    else drained(outgoing).then(this.readNext, this.readNext);
+    else drained(outgoing, direct === null ? outgoing : peer!).then(this.readNext, this.readNext);
   }
 
   private attempt(step: () => void): void {
@@ -125,15 +134,15 @@ export class SsePipe {
   }
 }
 
-/** Resolves once the response can take more (or is gone). */
-function drained(outgoing: ServerResponse): Promise<void> {
+/** Resolves once what was written to (the response or its socket) can take more, or the response is gone. */
+function drained(outgoing: ServerResponse, written: ServerResponse | Socket): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      outgoing.off('drain', done);
+      written.off('drain', done);
       outgoing.off('close', done);
       resolve();
     };
-    outgoing.on('drain', done);
+    written.on('drain', done);
     outgoing.on('close', done);
   });
 }

@@ -1,6 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { A2AError } from '../../../src/model/index.js';
@@ -28,6 +28,31 @@ async function listen(app: Hono, direct: boolean): Promise<string> {
 
 async function* frames(count: number, data = 'x'): AsyncGenerator<SseFrame> {
   for (let i = 0; i < count; i++) yield { data: `${data}${i}` };
+}
+
+/** Frames a loop turn apart: each is written on its own, after the head. */
+async function* pacedFrames(count: number, data: string): AsyncGenerator<SseFrame> {
+  for (let i = 0; i < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    yield { data: `${data}${i}` };
+  }
+}
+
+/** What a caller of HTTP/`version` reads of /s off the wire: the head, and the body with its chunk framing if any. */
+async function rawAnswer(origin: string, version: '1.0' | '1.1'): Promise<{ head: string; body: string }> {
+  const { port, hostname } = new URL(origin);
+  const socket = connect(Number(port), hostname);
+  socket.write(`GET /s HTTP/${version}\r\nHost: x\r\n\r\n`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) {
+    chunks.push(chunk as Buffer);
+    // The SSE head asks for keep-alive: a chunked body is read to its last chunk, not to the connection's end.
+    if (version === '1.1' && Buffer.concat(chunks).toString('latin1').endsWith('\r\n0\r\n\r\n')) break;
+  }
+  socket.destroy();
+  const answer = Buffer.concat(chunks).toString('utf8');
+  const end = answer.indexOf('\r\n\r\n');
+  return { head: answer.slice(0, end + 2), body: answer.slice(end + 4) };
 }
 
 /** An app whose /s answers an SSE stream behind a middleware that observes it, as the metrics do. */
@@ -75,6 +100,34 @@ describe('SSE written straight to the Node response', () => {
     const origin = await listen(app, false);
     expect(await (await request(`${origin}/s`)).body.text()).toBe(': accepted\n\ndata: x0\n\ndata: x1\n\n');
     expect(made[0]!.body!.locked).toBe(true);
+  });
+
+  it('writes non-ASCII text as its exact UTF-8 bytes, frame after frame', async () => {
+    const texts = ['你好，世界', 'café – naïve', '🙂 emoji 👋🏽 and a flag 🇨🇳', 'plain ascii'];
+    async function* multiByte(): AsyncGenerator<SseFrame> {
+      for (let round = 0; round < 50; round++) for (const text of texts) yield { data: `${round} ${text}` };
+    }
+    const { app } = streamingApp(multiByte);
+    const origin = await listen(app, true);
+    const received = Buffer.from(await (await request(`${origin}/s`)).body.arrayBuffer());
+    const frames = Array.from({ length: 50 }, (_, round) => texts.map((text) => `data: ${round} ${text}\n\n`).join('')).join('');
+    expect(received.equals(Buffer.from(`: accepted\n\n${frames}`, 'utf8'))).toBe(true);
+    expect(received.toString('utf8')).toContain('data: 49 🙂 emoji 👋🏽 and a flag 🇨🇳\n\n');
+  });
+
+  it('sends each later frame as one chunk of the chunked body, byte for byte what the response would frame', async () => {
+    const { app } = streamingApp(() => pacedFrames(3, 'é'));
+    const { head, body } = await rawAnswer(await listen(app, true), '1.1');
+    expect(head).toMatch(/\r\ntransfer-encoding: chunked\r\n/i);
+    // The size of a chunk counts bytes: each "é" is two.
+    expect(body).toBe('c\r\n: accepted\n\n\r\nb\r\ndata: é0\n\n\r\nb\r\ndata: é1\n\n\r\nb\r\ndata: é2\n\n\r\n0\r\n\r\n');
+  });
+
+  it('an HTTP/1.0 caller, which takes no chunked body, reads the frames unframed to the connection end', async () => {
+    const { app } = streamingApp(() => pacedFrames(3, 'é'));
+    const { head, body } = await rawAnswer(await listen(app, true), '1.0');
+    expect(head).not.toMatch(/transfer-encoding/i);
+    expect(body).toBe(': accepted\n\ndata: é0\n\ndata: é1\n\ndata: é2\n\n');
   });
 
   it('a source failure whose onError throws on it still ends with the frames of a plain -32603, and the upstream call is aborted', async () => {
