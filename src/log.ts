@@ -7,6 +7,7 @@ import { HEALTH_PATH, READY_PATH } from './gateway-routes.js';
 import { withoutUrlCredentials } from './url-credentials.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { logStreamEnd } from './observability/stream-end-log.js';
+import { stdoutDestination } from './stdout-destination.js';
 
 export type LogLevel = GatewayConfig['log-level'];
 export type LogFormat = GatewayConfig['log-format'];
@@ -101,7 +102,7 @@ export function createLogger(
     });
     return pino(options, stream);
   }
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? stdoutDestination());
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
