@@ -54,7 +54,7 @@ export default defineConfig({
     // timing-bound tests failed.
     maxWorkers: 3,
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // src/ compiled once for the gateway children the tests start, instead of through tsx in each (cli-build.ts).
+    // src/ bundled once for the gateway and fixture children the tests start, instead of through tsx in each (cli-build.ts).
     globalSetup: ['./test/support/cli-build.ts'],
     projects: [
       {
