@@ -22,8 +22,8 @@ const peerGone = (outgoing: ServerResponse, peer: Socket | null): boolean =>
  * Writes the channel to the Node response as it reads: text straight to the socket, no web stream, no
  * encoder, no adapter loop per stream. The head goes out at once (a stream opens at acceptance), in the
  * same write as the opening comment when there is one; after it, each text goes out as one chunk of the chunked
- * body written to the socket itself (`chunked-write.ts`), where the response can frame it the same way. Each write is acknowledged to the channel unless its
- * caller was seen gone first (then nothing more is written).
+ * body written to the socket itself (`chunked-write.ts`), where the response's own write would make four. Each
+ * write is acknowledged to the channel unless its caller was seen gone first (then nothing more is written).
  *
  * An object with then() callbacks, not an async loop: an idle stream waits here for as long as it is open, and a
  * pending read costs it less than a suspended frame. What throws fails the pipe: the channel is cancelled and the
