@@ -25,6 +25,12 @@ export const UpstreamConfig = z
     protocol: z.enum(['auto', '1.0', '0.3', '0.2.5']).default('auto'),
     auth: Credentials,
     'connect-timeout-ms': Millis.default(5_000),
+    /**
+     * The longest an idle pooled connection to the agent is kept for the next call. Below the agent server's own
+     * keep-alive, so a connection is never reused just as the server closes it: the default suits uvicorn's 5 s
+     * (iac-code); gunicorn keeps 2 s. An agent that names a shorter one (`Keep-Alive: timeout=N`) gets N less 2 s.
+     */
+    'keep-alive-ms': Millis.min(1).default(4_000),
     /** Time to response headers of every upstream call but a send, whose come with the turn's end (request-timeout-ms bounds a send). */
     'headers-timeout-ms': Millis.default(60_000),
     /**

@@ -20,8 +20,8 @@ import { upstreamTlsFiles } from './upstream-tls.js';
  * connection for as long as it lasts, and a call that finds them all held waits for one at most
  * `upstream.queue-timeout-ms` (connection-wait.ts; `logger` is warned, at most once a minute). `upstream.socket-path` reaches an agent whose HTTP server
  * listens on a unix domain socket instead of a TCP port (a sidecar); `upstream.tls` gives the CA to
- * trust and the client certificate to present (mutual TLS). Compressed bodies are decoded by their
- * readers (decoded-body.ts).
+ * trust and the client certificate to present (mutual TLS); `upstream.keep-alive-ms` how long an idle
+ * connection waits for the next call. Compressed bodies are decoded by their readers (decoded-body.ts).
  */
 export function createUpstreamPool(config: UpstreamConfig, logger?: WarningLogger): Dispatcher {
   const socketPath = config['socket-path'];
@@ -34,9 +34,9 @@ export function createUpstreamPool(config: UpstreamConfig, logger?: WarningLogge
     bodyTimeout: 0,
     // null is undici's "no limit"; past a cap undici queues a request with no timeout of its own: bounded below.
     connections: config.connections || null,
-    // Below the 5 s keep-alive of uvicorn (iac-code) so an idle socket is never reused as the server closes it.
-    keepAliveTimeout: 4_000,
-    keepAliveMaxTimeout: 60_000,
+    // Both: the bound holds for an agent that names its keep-alive too (undici takes the smaller then).
+    keepAliveTimeout: config['keep-alive-ms'],
+    keepAliveMaxTimeout: config['keep-alive-ms'],
   });
   // Without a cap nothing queues (each request is given a connection of its own, bounded by connect-timeout-ms).
   const waitMs = config['queue-timeout-ms'];
