@@ -24,7 +24,9 @@ const OLD_SPACE_BOUND = 3 * MiB;
 const EXTERNAL_BOUND = 2 * MiB;
 const RSS_BOUND = 24 * MiB;
 
-const gateway = gatewayChildSuite(STREAMS_PER_ROUND);
+/** How long either pool (this test's client, the gateway's upstream) keeps an idle connection. */
+const KEEP_ALIVE_MS = 500;
+const gateway = gatewayChildSuite(STREAMS_PER_ROUND, KEEP_ALIVE_MS);
 const measure = () => gateway.measure();
 
 let sequence = 0;
@@ -86,13 +88,13 @@ async function round(): Promise<void> {
 const handles = (memory: Memory) => (memory.resources.TCPSocketWrap ?? 0) + (memory.resources.Timeout ?? 0);
 
 /**
- * Past the keep-alive of both pools (this test's client and the gateway's upstream pool, 4 s each):
+ * Past the keep-alive of both pools (this test's client and the gateway's upstream pool, KEEP_ALIVE_MS each):
  * their idle sockets are closed, so a socket still open is one a stream left behind. Counted earlier,
  * the pooled sockets that happen to be active at that instant (anything from a few to 300) made the
  * handle bound depend on timing instead of on leaks.
  */
 const afterKeepAlive = async (): Promise<Memory> => {
-  await new Promise((resolve) => setTimeout(resolve, 4_500));
+  await new Promise((resolve) => setTimeout(resolve, KEEP_ALIVE_MS + 1_000));
   return measure();
 };
 
