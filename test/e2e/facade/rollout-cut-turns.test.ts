@@ -8,12 +8,23 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type SseFrame } from '../../support/facade.js';
+import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type OpenStream, type SseFrame } from '../../support/facade.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { AFTER_CUT, BEFORE_CUT, CARD, CUT_WORDS, DONE, QUESTION, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
+
+/** The frames of `opened` up to the one after which its user has read `text`. */
+async function readUntil(opened: OpenStream, text: string): Promise<SseFrame[]> {
+  const frames: SseFrame[] = [];
+  while (!streamedText(results(frames)).includes(text)) {
+    const frame = await opened.next();
+    if (!frame) throw new Error(`the stream ended before its user read "${text}": ${streamedText(results(frames))}`);
+    frames.push(frame);
+  }
+  return frames;
+}
 
 const prefix = `a2a-bridge-test:facade-rollout:${randomUUID()}:`;
 const replicaConfig = (agentUrl: string) => ({
@@ -51,18 +62,24 @@ describe('a Bailian turn cut by a rollout, read on the other replica', () => {
   async function cutTurn(way: 'stream' | 'send', text: string, contextId: string): Promise<{ text: string; state: string }> {
     gates.reset(1);
     const replicaA = await startFacadeGateway(replicaConfig(agent.url));
-    const reading =
-      way === 'stream'
-        ? stream(replicaA.url, text, contextId).then(read)
-        : rpc(replicaA.url, 'message/send', { message: userMessage({ text, contextId }) }).then(({ body }) => ({
-            text: sentText(body.result),
-            state: body.result?.status?.state,
-          }));
-    await waitUntil(async () => gates.reached === 1);
-    // The turn's words before the gate are out (and recorded) before the rollout begins.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    if (way === 'send') {
+      const answer = rpc(replicaA.url, 'message/send', { message: userMessage({ text, contextId }) });
+      await waitUntil(async () => gates.reached === 1);
+      // A blocking call shows its user nothing before its answer, so no event tells that A has the words the agent said
+      // before its gate: they reach A as the agent reaches the gate (a stream's user reads them within a millisecond
+      // of it on a loaded host), and the rollout begins a while after.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await replicaA.close();
+      const { body } = await answer;
+      return { text: sentText(body.result), state: body.result?.status?.state };
+    }
+    // The rollout begins once the user has read the turn's words before the gate.
+    const opened = await stream(replicaA.url, text, contextId);
+    const shown = await readUntil(opened, BEFORE_CUT.join(''));
+    const rest = opened.rest();
     await replicaA.close();
-    return reading;
+    const events = results([...shown, ...(await rest)]);
+    return { text: streamedText(events), state: events.at(-1)?.status?.state };
   }
 
   for (const way of ['stream', 'send'] as const) {
@@ -120,12 +137,15 @@ describe('a Bailian turn cut by a rollout, read on the other replica', () => {
   });
 });
 
+/** The frames of an iac-code follow-up's stream up to its words before the tool call: SUBMITTED, WORKING, "Hello ", "world.". */
+const FRAMES_BEFORE_TOOL = 4;
+
 describe('an iac-code turn cut by a rollout, read on the other replica', () => {
   let fake: FakeIacCode;
   let replicaB: RunningGateway;
   beforeAll(async () => {
     await requireRedis();
-    fake = await startFakeIacCode({ frameDelayMs: 60 });
+    fake = await startFakeIacCode();
     replicaB = await startFacadeGateway(replicaConfig(fake.url));
   });
   afterAll(async () => {
@@ -138,10 +158,12 @@ describe('an iac-code turn cut by a rollout, read on the other replica', () => {
     const unbroken = await read(await stream(replicaB.url, '规划一个VPC', contextId));
     expect(unbroken.text).toBe('Hello world.\nmain.tf (text/plain, 14 字节)\nDone.');
     // The conversation's second turn (the same iac-code task), cut by replica A's shutdown after its first words.
+    // Its stream to A goes quiet after them while iac-code goes on with the turn, so the drain's end falls there, not
+    // where frames paced against the drain's 200 ms happened to be: on a loaded host that was before "world.".
+    fake.injectFault({ name: 'hang-mid-stream', after: FRAMES_BEFORE_TOOL }, { method: 'SendStreamingMessage' });
     const replicaA = await startFacadeGateway(replicaConfig(fake.url));
     const cutStream = await stream(replicaA.url, '再规划一个VPC', contextId);
-    const frames: SseFrame[] = [];
-    while (!streamedText(results(frames)).includes('Hello')) frames.push((await cutStream.next())!);
+    const frames = await readUntil(cutStream, 'Hello world.');
     const closing = replicaA.close();
     const cut = streamedText(results([...frames, ...(await cutStream.rest())]));
     await closing;
