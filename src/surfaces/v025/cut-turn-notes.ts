@@ -1,8 +1,7 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { WarningLogger } from '../../throttled-warnings.js';
-import { readSnapshot, snapshotFile } from '../../snapshot-file.js';
+import { journaledEntries } from '../../journaled-file.js';
 import { withFields, type Message, type Part, type Task } from '../../model/index.js';
 import { messageDigest } from './repeated-message.js';
 import { agentMessages, said, type TurnSoFar } from './turn-rest.js';
@@ -31,7 +30,10 @@ export interface CutTurnNotes {
   cut(principal: string, contextId: string): Promise<CutTurnNote | undefined>;
   /** Forgets the note only while it still names `taskId`: a turn cut since keeps its own. */
   forget(principal: string, contextId: string, taskId: string): Promise<void>;
-  /** Resolves once the notes written so far are kept (a shutdown writes them as its drain ends the cut turns). */
+  /**
+   * Resolves once the notes written so far are kept (a shutdown writes them as its drain ends the cut turns); called
+   * as the store closes, so a local store then folds its journal into its snapshot (createLocalCutTurnNotes).
+   */
   settled(): Promise<void>;
 }
 
@@ -150,28 +152,34 @@ interface KeptNote {
 }
 
 /**
- * One process's notes, in `<dir>/facade_cut_turns.json` when a dir is given: a rollout replaces the process whose
- * drain cut the turn, and the words at the cut promise its rest to the conversation's next message. Loaded on
- * first use; at most `max` kept (the oldest go first), each for `idleTtlMs` (0: until read).
+ * One process's notes, in `<dir>/facade_cut_turns.json` and its journal `facade_cut_turns.jsonl` when a dir is
+ * given (journaled-file.ts: a hang-up appends its note's line, it does not rewrite every note): a rollout replaces
+ * the process whose drain cut the turn, and the words at the cut promise its rest to the conversation's next
+ * message. Loaded at once; at most `max` kept (the oldest go first), each for `idleTtlMs` (0: until read).
+ * `settled()`, as the store closes, folds the journal into the snapshot: the release before reads only the snapshot.
  */
 export function createLocalCutTurnNotes(options: { max: number; idleTtlMs: number; dir?: string; logger?: WarningLogger }): CutTurnNotes {
   const kept = new Map<string, KeptNote>();
-  const path = options.dir ? join(options.dir, 'facade_cut_turns.json') : undefined;
   const failed = (error: unknown): void => options.logger?.warn({ err: error }, 'facade cut-turn notes could not be read or saved');
-  const file = path ? snapshotFile(path, () => [...kept.values()], failed) : undefined;
+  const file = options.dir
+    ? journaledEntries<KeptNote>({
+        snapshotPath: join(options.dir, 'facade_cut_turns.json'),
+        journalPath: join(options.dir, 'facade_cut_turns.jsonl'),
+        live: kept,
+        onError: failed,
+      })
+    : undefined;
   const loaded = (async () => {
-    if (!path) return;
-    for (const entry of await readSnapshot<KeptNote>(path).catch((error: unknown) => (failed(error), []))) kept.set(entry.key, entry);
+    if (!file) return;
+    // A note the journal set again moved last, as in the process that wrote it; one whose time is over is not read.
+    for (const entry of await file.load().catch((error: unknown) => (failed(error), [] as KeptNote[])))
+      if (entry.until === undefined || entry.until > Date.now()) kept.set(entry.key, entry);
+    for (const oldest of kept.keys()) {
+      if (kept.size <= options.max) break;
+      kept.delete(oldest);
+    }
   })();
   const writes = inFlight();
-  const persist = async (): Promise<void> => {
-    if (!file || !options.dir) return;
-    await writes.track(
-      mkdir(options.dir, { recursive: true, mode: 0o700 })
-        .then(() => file.persist())
-        .catch(failed),
-    );
-  };
   const live = async (key: string): Promise<KeptNote | undefined> => {
     await loaded;
     const entry = kept.get(key);
@@ -184,13 +192,18 @@ export function createLocalCutTurnNotes(options: { max: number; idleTtlMs: numbe
         (async () => {
           await loaded;
           const key = conversationKey(principal, contextId);
+          const entry: KeptNote = { key, note: stored(cut), ...(options.idleTtlMs > 0 ? { until: Date.now() + options.idleTtlMs } : {}) };
           kept.delete(key);
-          kept.set(key, { key, note: stored(cut), ...(options.idleTtlMs > 0 ? { until: Date.now() + options.idleTtlMs } : {}) });
+          kept.set(key, entry);
+          const noted = file?.set(entry);
+          // Forgotten in the journal too, so that the next process reads the notes this one holds, not older ones.
+          const evicted: Array<Promise<void> | undefined> = [];
           for (const oldest of kept.keys()) {
             if (kept.size <= options.max) break;
             kept.delete(oldest);
+            evicted.push(file?.forget(oldest));
           }
-          await persist();
+          await Promise.all([noted, ...evicted]);
         })(),
       ),
     async cut(principal, contextId) {
@@ -201,9 +214,12 @@ export function createLocalCutTurnNotes(options: { max: number; idleTtlMs: numbe
       const key = conversationKey(principal, contextId);
       if ((await live(key))?.note.taskId !== taskId) return;
       kept.delete(key);
-      await persist();
+      await writes.track(file?.forget(key) ?? Promise.resolve());
     },
-    settled: writes.settled,
+    async settled() {
+      await writes.settled();
+      await file?.compact();
+    },
   };
 }
 

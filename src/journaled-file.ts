@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { removeStaleTemps, writeFileAtomic } from './atomic-file.js';
+import { readSnapshot } from './snapshot-file.js';
+
+/** An entry kept whole under its key: set again, it replaces the one before. */
+export interface KeyedEntry {
+  key: string;
+}
+
+/** A journal line: an entry set (as the snapshot holds it) or its key forgotten. */
+type JournalLine<E extends KeyedEntry> = E | { key: string; forget: true };
+
+/**
+ * The journal's first line: the snapshot its changes follow, by the digest of the snapshot's bytes. A snapshot
+ * rewritten since by anyone but this journal's compaction (a release before, which knows no journal, after a
+ * rollback) is not one these changes follow: replayed onto it, a stale line would bring back an entry it forgot or
+ * replace a newer one.
+ */
+interface Header {
+  continues: string;
+}
+
+const digestOf = (snapshot: string | Buffer): string => createHash('sha256').update(snapshot).digest('base64url');
+const headerLine = (digest: string): string => `${JSON.stringify({ continues: digest } satisfies Header)}\n`;
+
+const isForget = (line: JournalLine<KeyedEntry>): line is { key: string; forget: true } => (line as { forget?: unknown }).forget === true;
+const isHeader = (line: JournalLine<KeyedEntry> | Header): line is Header => typeof (line as Partial<Header>).continues === 'string';
+
+function parseLine<E extends KeyedEntry>(text: string): JournalLine<E> | Header | undefined {
+  try {
+    const line = JSON.parse(text) as Partial<KeyedEntry & Header> | null;
+    return typeof line?.key === 'string' || typeof line?.continues === 'string' ? (line as JournalLine<E> | Header) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Set again, an entry moves last: the order the entries were last set in, as a Map kept in memory holds them. */
+function apply<E extends KeyedEntry>(entries: Map<string, E>, line: JournalLine<E>): void {
+  entries.delete(line.key);
+  if (!isForget(line)) entries.set(line.key, line);
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Replays the journal's bytes onto `entries` when its header names `snapshot`, the digest of the snapshot they
+ * hold (`follows`: it does). Only its last line may be cut short (a crash mid-append): it goes without a word, and
+ * `keep` is where the file should end for the next append to start a line of its own. Any other line that is no
+ * change is damage (a disk, an edit by hand): skipped and counted, never quoted (a line holds what callers said).
+ */
+function replay<E extends KeyedEntry>(
+  entries: Map<string, E>,
+  bytes: Buffer,
+  snapshot: string,
+): { changes: number; damaged: number; keep: number; follows: boolean } {
+  let stop = bytes.length;
+  while (stop > 0 && bytes[stop - 1] === NEWLINE) stop--;
+  const lastStart = stop === 0 ? 0 : bytes.lastIndexOf(NEWLINE, stop - 1) + 1;
+  const last = stop > lastStart ? parseLine<E>(bytes.subarray(lastStart, stop).toString('utf8')) : undefined;
+  // A last line never ended (no newline after it) was never acknowledged: its change did not happen.
+  const lastWhole = last !== undefined && stop < bytes.length;
+  const lines = bytes
+    .subarray(0, lastStart)
+    .toString('utf8')
+    .split('\n')
+    .filter((text) => text.trim() !== '')
+    .map((text) => parseLine<E>(text));
+  if (lastWhole) lines.push(last);
+  const keep = lastWhole ? bytes.length : lastStart;
+  const [header, ...changes] = lines;
+  // No header: damaged, as no journal this module writes lacks one; another snapshot's: stale, left out unsaid.
+  if (!header || !isHeader(header)) return { changes: 0, damaged: lines.length, keep, follows: false };
+  if (header.continues !== snapshot) return { changes: 0, damaged: 0, keep, follows: false };
+  let damaged = 0;
+  for (const line of changes) {
+    if (line && !isHeader(line)) apply(entries, line);
+    else damaged++;
+  }
+  return { changes: changes.length, damaged, keep, follows: true };
+}
+
+export interface JournaledEntries<E extends KeyedEntry> {
+  /** The entries as the processes before left them: the snapshot, then the journal replayed in order, oldest first. */
+  load(): Promise<E[]>;
+  /** Resolves once the entry's line is on disk (or its write failed, told to `onError`). */
+  set(entry: E): Promise<void>;
+  forget(key: string): Promise<void>;
+  /** Folds the journal into the snapshot, if it holds anything: a release that reads only the snapshot reads it all. */
+  compact(): Promise<void>;
+}
+
+/**
+ * Entries by key in `snapshotPath` (a JSON array of them, snapshot-file.ts's format, rewritten whole only by a
+ * compaction) and `journalPath` beside it (one JSON line per change, appended and fsynced): a change costs the
+ * line of its entry, not a rewrite of all of them. Every file operation runs on one chain, in the order asked, so
+ * the lines asked for within one write go out together in the next one (one append, one fsync). The journal is
+ * folded into the snapshot once it holds more lines than max(`minLines`, twice the live entries): the rewrite's
+ * cost is paid back by the lines before it. The journal's first line names the snapshot its changes follow (Header):
+ * it is replayed onto that snapshot only. Entries are never `{ forget: true }` (that line forgets a key).
+ */
+export function journaledEntries<E extends KeyedEntry>(options: {
+  snapshotPath: string;
+  journalPath: string;
+  /** The entries held now, oldest first: what a compaction writes. */
+  live: ReadonlyMap<string, E>;
+  onError: (error: unknown) => void;
+  minLines?: number;
+}): JournaledEntries<E> {
+  const { snapshotPath, journalPath, live, onError } = options;
+  const minLines = options.minLines ?? 1_000;
+  const dir = dirname(snapshotPath);
+  let chain: Promise<unknown> = Promise.resolve();
+  const run = <T>(operation: () => Promise<T>): Promise<T> => {
+    const result = chain.then(operation);
+    chain = result.catch(() => undefined);
+    return result;
+  };
+  let buffered: string[] = [];
+  let flushing: Promise<void> | undefined;
+  let compacting: Promise<void> | undefined;
+  /** Lines in the journal file after its header; a compaction empties it. */
+  let lines = 0;
+  /** A line that could not be written: the journal no longer tells the entries, until a compaction. */
+  let lost = false;
+  /** The digest of the snapshot on disk, and whether the journal's header names it (if not, the next write starts it anew). */
+  let snapshot = digestOf('');
+  let follows = false;
+
+  const withJournal = async (use: (handle: Awaited<ReturnType<typeof open>>) => Promise<void>): Promise<void> => {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const handle = await open(journalPath, 'a', 0o600);
+    try {
+      await use(handle);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  };
+
+  /** Appends `text` to the journal, started anew (its header naming the snapshot) when it follows no longer. */
+  const write = async (text: string): Promise<void> => {
+    await withJournal(async (handle) => {
+      if (!follows) await handle.truncate(0);
+      await handle.writeFile(`${follows ? '' : headerLine(snapshot)}${text}`, 'utf8');
+    });
+    follows = true;
+  };
+
+  /**
+   * The snapshot first, then the journal emptied, its header naming the new snapshot. A crash between the two leaves
+   * the new snapshot and the old journal, whose header names the snapshot before: not replayed onto the new one,
+   * which holds every change it does. Were it replayed, it would give the same: each line sets or forgets one key
+   * whole, and the snapshot was taken after every change the old journal holds. That is why the changes asked for
+   * before the snapshot was taken and written after the journal was emptied are harmless: the snapshot holds them,
+   * and replayed they change nothing.
+   */
+  const compactNow = (): Promise<void> =>
+    run(async () => {
+      compacting = undefined;
+      try {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        const text = JSON.stringify([...live.values()]);
+        // The folder fsynced too: the new snapshot outlives a power cut before the journal is emptied.
+        await writeFileAtomic(snapshotPath, text, { syncFolder: true });
+        [snapshot, follows] = [digestOf(text), false];
+        await write('');
+        [lines, lost] = [0, false];
+      } catch (error) {
+        onError(error);
+      }
+    });
+
+  const flush = async (): Promise<void> => {
+    flushing = undefined;
+    const batch = buffered;
+    buffered = [];
+    try {
+      const before = follows ? lines : 0;
+      await write(batch.join(''));
+      lines = before + batch.length;
+    } catch (error) {
+      lost = true;
+      onError(error);
+    }
+    if (lost || lines > Math.max(minLines, 2 * live.size)) compacting ??= compactNow();
+  };
+
+  const append = (line: JournalLine<E>): Promise<void> => {
+    buffered.push(`${JSON.stringify(line)}\n`);
+    flushing ??= run(flush);
+    return flushing;
+  };
+
+  return {
+    load: () =>
+      run(async () => {
+        // A compaction a crash cut short left its temp file.
+        await removeStaleTemps(snapshotPath);
+        const entries = new Map<string, E>();
+        for (const entry of await readSnapshot<E>(snapshotPath).catch((error: unknown) => (onError(error), [] as E[]))) entries.set(entry.key, entry);
+        // Read again for its digest (readSnapshot tells what is wrong with it): what the journal's header must name.
+        snapshot = digestOf(await readFile(snapshotPath).catch(() => ''));
+        const bytes = await readFile(journalPath).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') onError(error);
+          return Buffer.alloc(0);
+        });
+        const replayed = replay(entries, bytes, snapshot);
+        [lines, follows] = [replayed.changes, replayed.follows];
+        if (replayed.damaged > 0) onError(new Error(`${journalPath}: ${replayed.damaged} damaged line(s) skipped, with the changes they held`));
+        // The next append starts a line of its own, not the end of one a crash cut short.
+        if (follows && replayed.keep < bytes.length) await withJournal((handle) => handle.truncate(replayed.keep)).catch(onError);
+        return [...entries.values()];
+      }),
+    set: (entry) => append(entry),
+    forget: (key) => append({ key, forget: true }),
+    compact: async () => {
+      await chain;
+      if (lines > 0 || lost || buffered.length > 0) await (compacting ??= compactNow());
+    },
+  };
+}

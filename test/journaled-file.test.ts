@@ -1,0 +1,103 @@
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { journaledEntries } from '../src/journaled-file.js';
+
+interface Entry {
+  key: string;
+  value: number;
+}
+
+describe('entries kept as a snapshot and a journal of changes (journaled-file.ts)', () => {
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+  const files = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-journaled-'));
+    dirs.push(dir);
+    return { snapshotPath: join(dir, 'entries.json'), journalPath: join(dir, 'entries.jsonl') };
+  };
+  /** A store as a caller keeps one: its live entries in a Map, each change journaled. */
+  const store = (paths: { snapshotPath: string; journalPath: string }, minLines?: number) => {
+    const live = new Map<string, Entry>();
+    const errors: unknown[] = [];
+    const file = journaledEntries<Entry>({ ...paths, live, onError: (error) => void errors.push(error), ...(minLines ? { minLines } : {}) });
+    const set = (key: string, value: number) => (live.delete(key), live.set(key, { key, value }), file.set({ key, value }));
+    const forget = (key: string) => (live.delete(key), file.forget(key));
+    return { live, errors, file, set, forget };
+  };
+  /** The journal's lines of changes, after its header (the snapshot they follow). */
+  const lines = async (path: string) => {
+    const [header, ...changes] = (await readFile(path, 'utf8')).split('\n').filter(Boolean);
+    expect(header).toMatch(/^\{"continues":/);
+    return changes;
+  };
+
+  it('the changes asked for within one tick go out in one append, each resolving once it is written', async () => {
+    const paths = await files();
+    const { file, set, forget } = store(paths);
+    await file.load();
+    // One write for them all (one open, one fsync): the changes share its promise. (Not counted through a mock of
+    // node:fs/promises: the shared test process imports this module before such a mock could take.)
+    const written = [set('a', 1), set('b', 2), forget('a'), set('c', 3)];
+    expect(new Set(written).size).toBe(1);
+    await Promise.all(written);
+    expect(await lines(paths.journalPath)).toHaveLength(4);
+    expect(await store(paths).file.load()).toEqual([
+      { key: 'b', value: 2 },
+      { key: 'c', value: 3 },
+    ]);
+  });
+
+  it('past max(minLines, twice the live entries) the journal is folded into the snapshot; below, the snapshot is not written', async () => {
+    const paths = await files();
+    const { file, set } = store(paths, 10);
+    await file.load();
+    for (let n = 0; n < 10; n++) await set(`k${n % 3}`, n);
+    await expect(stat(paths.snapshotPath)).rejects.toThrow(/ENOENT/);
+    await set('k0', 10);
+    await vi.waitFor(async () => expect(await lines(paths.journalPath)).toHaveLength(0));
+    expect(JSON.parse(await readFile(paths.snapshotPath, 'utf8'))).toEqual([
+      { key: 'k1', value: 7 },
+      { key: 'k2', value: 8 },
+      { key: 'k0', value: 10 },
+    ]);
+  });
+
+  it('a last line never ended (a crash before its newline) is not read, and the file is cut back to the lines before it', async () => {
+    const paths = await files();
+    const before = store(paths);
+    await before.file.load();
+    await before.set('a', 1);
+    await appendFile(paths.journalPath, JSON.stringify({ key: 'b', value: 2 }));
+    const { file, set, errors } = store(paths);
+    expect(await file.load()).toEqual([{ key: 'a', value: 1 }]);
+    await set('c', 3);
+    expect(await lines(paths.journalPath)).toEqual([JSON.stringify({ key: 'a', value: 1 }), JSON.stringify({ key: 'c', value: 3 })]);
+    expect(errors).toEqual([]);
+  });
+
+  it('a journal without its header is damage: told, not replayed, and started anew by the next change', async () => {
+    const paths = await files();
+    await writeFile(paths.journalPath, `${JSON.stringify({ key: 'a', value: 1 })}\n`);
+    const { file, set, errors } = store(paths);
+    expect(await file.load()).toEqual([]);
+    expect(String(errors[0])).toMatch(/entries\.jsonl: 1 damaged line/);
+    await set('b', 2);
+    expect(await lines(paths.journalPath)).toEqual([JSON.stringify({ key: 'b', value: 2 })]);
+  });
+
+  it('compact() writes the snapshot and empties the journal only when the journal holds something', async () => {
+    const paths = await files();
+    const { file, set } = store(paths);
+    await file.load();
+    await file.compact();
+    await expect(stat(paths.snapshotPath)).rejects.toThrow(/ENOENT/);
+    await set('a', 1);
+    await file.compact();
+    expect(JSON.parse(await readFile(paths.snapshotPath, 'utf8'))).toEqual([{ key: 'a', value: 1 }]);
+    expect(await lines(paths.journalPath)).toEqual([]);
+  });
+});
