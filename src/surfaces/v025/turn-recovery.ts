@@ -63,7 +63,7 @@ export function recoverableTurn(
   const shown = tracker.sentAs(before ? { sent: request.message, previous: before } : { sent: request.message });
   // The reply is read from the turn's Task events whole (their history too): a caller's historyLength, which
   // 0.2.5 gives no meaning on a stream, is not passed on for an agent (a2a-js 1.x) or the core to cut them by.
-  return withRecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), shown, readerOf(ctx, deps, before));
+  return new RecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), shown, ctx, deps, before);
 }
 
 /** How the rest of a turn is read from the agent, within the turn's call. `before`: the task as it was before the turn. */
@@ -95,14 +95,10 @@ export async function* followedRest(taskId: string, tracker: TurnTracker, ctx: C
  * The stream's events as they come; when it fails or ends while the task still works (after an event named
  * it), the rest of the turn. When that fails too, the turn ends as it would have without it: the stream's
  * error is thrown, a stream that just ended ends (the reply says it broke off).
- */
-function withRecoveredRest(source: AsyncIterable<StreamResponse>, tracker: ShownTurn, reader: Reader): AsyncIterable<StreamResponse> {
-  return new RecoveredRest(source, tracker, reader);
-}
-
-/**
- * withRecoveredRest as a stage (core/stepped-stages.ts): the stream's events are read through it, with the layers
- * below, in one reaction per event; after a break it reads the rest of the turn (a generator: a rare path).
+ *
+ * A stage (core/stepped-stages.ts): the stream's events are read through it, with the layers below, in one reaction
+ * per event; after a break it reads the rest of the turn (a generator: a rare path). The reader of that rest is made
+ * only then (readerOf copies the call's context): a turn whose stream does not break never needs it.
  */
 class RecoveredRest extends SteppedStage<StreamResponse, StreamResponse> {
   #upstream: AsyncIterator<StreamResponse> | undefined;
@@ -112,7 +108,9 @@ class RecoveredRest extends SteppedStage<StreamResponse, StreamResponse> {
   constructor(
     private readonly events: AsyncIterable<StreamResponse>,
     private readonly tracker: ShownTurn,
-    private readonly reader: Reader,
+    private readonly ctx: CallContext,
+    private readonly deps: V025FacadeDeps,
+    private readonly before: Task | undefined,
   ) {
     super();
   }
@@ -131,20 +129,22 @@ class RecoveredRest extends SteppedStage<StreamResponse, StreamResponse> {
   protected override recover(error: unknown): Promise<Step<StreamResponse>> {
     // A stream that broke off right after the waiting task a follow-up opens with: the agent goes on with the
     // answer. (One that ended there cleanly said all: that task was the answer.)
-    const resumableAfterBreak = this.#resumable() || (this.tracker.heldStatus !== undefined && !this.reader.signal.aborted);
+    const resumableAfterBreak = this.#resumable() || (this.tracker.heldStatus !== undefined && !this.ctx.signal.aborted);
     if (this.#resting || !resumableAfterBreak || !brokeOff(error)) throw error;
     return this.#rest({ error });
   }
 
   #resumable(): boolean {
-    const { tracker, reader } = this;
-    return tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !reader.signal.aborted;
+    // The call's signal, which the rest's reader reads by (readerOf).
+    const { tracker, ctx } = this;
+    return tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !ctx.signal.aborted;
   }
 
   async #rest(broke: { error?: unknown }): Promise<Step<StreamResponse>> {
     await Promise.resolve(this.#upstream?.return?.()).catch(() => undefined);
     this.#resting = true;
-    this.continueWith(restAfterBreak(this.tracker.taskId as string, this.tracker, this.reader, broke));
+    const reader = readerOf(this.ctx, this.deps, this.before);
+    this.continueWith(restAfterBreak(this.tracker.taskId as string, this.tracker, reader, broke));
     return { items: [] };
   }
 }
