@@ -9,6 +9,7 @@
  *
  *   node --import tsx bench/instructions.ts --build <dist dir>[@JSON] [--build <dist dir>[@JSON] …]
  *        [--requests 1500] [--chunks 200] [--pace-ms 50] [--only blocking,facade,stream,facade-stream]
+ *        [--threads all|main]
  *
  * `@JSON` lays config overrides over that build's gateway: one build twice, once with a feature off, is
  * an ablation (`--build dist --build 'dist@{"metrics":{"enabled":false}}'`).
@@ -17,8 +18,9 @@
  * slower than natively: a few minutes per build), in front of the fast agent. Per measure, `--requests`
  * calls (or one stream) warm the JIT up uninstrumented, then the counters are zeroed, instrumentation is
  * switched on for the same number again, and the dump's total is divided by the calls (events). Every
- * thread of the gateway counts, its GC helpers included. The counts depend on `--requests`
- * (a registry holding more tasks costs the collector more): compare builds at the same settings only.
+ * thread of the gateway counts, its GC helpers included (`--threads all`, the default). The counts depend
+ * on `--requests` (a registry holding more tasks costs the collector more): compare builds at the same
+ * settings only.
  * A short window is mostly one-time work (at 300 calls, 1.6 M of a blocking call's 2.8 M instructions),
  * which moves by a few per cent with code that V8 optimises at another moment: 1,500 calls by default.
  * The stream's chunks come `--pace-ms` apart (as a model's tokens do), far enough apart that each event
@@ -27,6 +29,17 @@
  * run to run. Paced, two runs of one build agree within about 1 %; the count then includes what the
  * process does on its own during the pauses (timers, the event-loop delay monitor), the same for both
  * builds, so a ratio per event understates a change to the per-event work.
+ *
+ * `--threads main` has callgrind count each thread apart (`--separate-threads=yes`) and reports the main
+ * thread's count, the one that runs the JavaScript, with the total printed beside it. The other threads are
+ * V8's optimizing compiler and the collector's helpers, whose work moves with the host: how much of it
+ * falls into the window depends on when the cores were free. At a host load of 8–10 one build's total moved
+ * by up to 17 % between runs while its main thread stayed within 2 % over four (fifty-seventh pass): on a
+ * busy host, read the main thread. It does not see what a change costs off the thread: more allocation
+ * also means more marking and sweeping by the helpers, and code optimised later or not at all shows only
+ * through its slower main-thread path. Read the total beside it, and a change to allocation in bytes
+ * (`diagnose.ts`). On a quiet host (load 2–4) it was no steadier than the total: at 300 calls, four runs of
+ * one build gave 1.95–2.00 M main-thread instructions per facade send and 6.41–6.52 M in all.
  *
  * For builds of this gateway only: the count of a fresh process also holds the optimizing compiler's
  * background work and the collector's idle work, which differ between programs, so the bare proxy or the
@@ -57,9 +70,13 @@ const { values } = parseArgs({
     chunks: { type: 'string', default: '200' },
     'pace-ms': { type: 'string', default: '50' },
     only: { type: 'string', default: 'blocking,facade,stream' },
+    threads: { type: 'string', default: 'all' },
   },
 });
 if (values.build.length === 0) throw new Error('usage: bench/instructions.ts --build <dist dir> [--build <dist dir> …]');
+if (values.threads !== 'all' && values.threads !== 'main') throw new Error(`--threads is all or main, not ${values.threads}`);
+/** `main` has callgrind count each thread apart and reports the main thread's count (the total is still printed). */
+const mainThreadOnly = values.threads === 'main';
 const requests = Number(values.requests);
 const chunks = Number(values.chunks);
 const paceMs = Number(values['pace-ms']);
@@ -108,18 +125,43 @@ const control = (pid: number, ...args: string[]): void => {
   execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
 };
 
-/** The total of the newest callgrind dump named `out.*`. */
-function dumpedTotal(out: string): number {
+/** Instructions of one window: every thread's, and the main thread's when callgrind counted threads apart. */
+interface Count {
+  all: number;
+  main?: number;
+}
+
+/**
+ * The counts of the newest callgrind dump named `out.*`. A dump is one file `out.<dump>`, or with
+ * `--separate-threads=yes` one file per thread, `out.<dump>-<thread>`, where thread 1 is the one that
+ * started the process: Node's main thread, the one that runs the JavaScript.
+ */
+function dumpedCount(out: string): Count {
   const dir = tmpdir();
   const prefix = `${out.slice(dir.length + 1)}.`;
-  const newest = readdirSync(dir)
+  const files = readdirSync(dir)
     .filter((name) => name.startsWith(prefix))
-    .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
-    .at(-1);
-  const total = newest ? /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, newest), 'utf8'))?.[1] : undefined;
-  if (total === undefined) throw new Error(`no callgrind dump at ${out}.*`);
-  return Number(total);
+    .map((name) => {
+      const [dump, thread] = name.slice(prefix.length).split('-').map(Number);
+      return { name, dump: dump!, thread };
+    });
+  if (files.length === 0) throw new Error(`no callgrind dump at ${out}.*`);
+  const newest = Math.max(...files.map(({ dump }) => dump));
+  const count: Count = { all: 0 };
+  for (const { name, thread } of files.filter((file) => file.dump === newest)) {
+    const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, name), 'utf8'))?.[1];
+    if (total === undefined) throw new Error(`no total in the callgrind dump ${name}`);
+    count.all += Number(total);
+    if (thread === 1) count.main = Number(total);
+  }
+  if (mainThreadOnly && count.main === undefined) throw new Error(`no main thread's dump at ${out}.${newest}-01`);
+  return count;
 }
+
+/** The count `--threads` asks for, per call (or event). */
+const reported = (count: Count, units: number): number => (mainThreadOnly ? count.main! : count.all) / units;
+const formatted = (instructions: number): string => Math.round(instructions).toLocaleString('en');
+const unitOf = (measure: Measure): string => (perEvent(measure) ? 'event' : 'call');
 
 /** `dir` or `dir@{…config overrides…}`. */
 function buildSpec(spec: string): { dir: string; overrides: Record<string, unknown> } {
@@ -133,7 +175,16 @@ async function countBuild(spec: string, agentUrl: string): Promise<Record<Measur
   const { dir: build, overrides } = buildSpec(spec);
   const out = join(tmpdir(), `a2a-bridge-callgrind-${process.pid}-${Date.now()}`);
   const config = JSON.stringify({ ...overrides, upstream: { url: agentUrl } });
-  const args = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, 'bench/gateway-process.mjs', config];
+  const threads = mainThreadOnly ? ['--separate-threads=yes'] : [];
+  const args = [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    ...threads,
+    `--callgrind-out-file=${out}`,
+    process.execPath,
+    'bench/gateway-process.mjs',
+    config,
+  ];
   const gateway = spawn('valgrind', args, { cwd: REPO_ROOT, env: { ...process.env, BENCH_DIST: build }, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = gateway.pid!;
   try {
@@ -155,10 +206,12 @@ async function countBuild(spec: string, agentUrl: string): Promise<Record<Measur
       const units = await repeat(client, measure);
       control(pid, '-d', measure);
       control(pid, '-i', 'off');
-      perUnit[measure] = dumpedTotal(out) / units;
-      process.stdout.write(
-        `  ${measure}: ${Math.round(perUnit[measure]).toLocaleString('en')} instructions per ${perEvent(measure) ? 'event' : 'call'}\n`,
-      );
+      const count = dumpedCount(out);
+      perUnit[measure] = reported(count, units);
+      const shown = mainThreadOnly
+        ? `main thread ${formatted(perUnit[measure])}, all threads ${formatted(count.all / units)}`
+        : formatted(perUnit[measure]);
+      process.stdout.write(`  ${measure}: ${shown} instructions per ${unitOf(measure)}\n`);
     }
     await client.close();
     return perUnit;
@@ -176,12 +229,11 @@ async function main(): Promise<void> {
     counts.push({ build, perUnit: await countBuild(build, agent.url) });
   }
   const first = counts[0]!;
-  process.stdout.write(`\n| build | ${measures.map((m) => `${m} (instructions per ${perEvent(m) ? 'event' : 'call'})`).join(' | ')} |\n`);
+  const whose = mainThreadOnly ? 'main-thread instructions' : 'instructions';
+  process.stdout.write(`\n| build | ${measures.map((m) => `${m} (${whose} per ${unitOf(m)})`).join(' | ')} |\n`);
   process.stdout.write(`|---|${measures.map(() => '---').join('|')}|\n`);
   for (const { build, perUnit } of counts) {
-    const cells = measures.map(
-      (m) => `${Math.round(perUnit[m]).toLocaleString('en')}${build === first.build ? '' : ` (${(perUnit[m] / first.perUnit[m]).toFixed(3)}×)`}`,
-    );
+    const cells = measures.map((m) => `${formatted(perUnit[m])}${build === first.build ? '' : ` (${(perUnit[m] / first.perUnit[m]).toFixed(3)}×)`}`);
     process.stdout.write(`| ${build} | ${cells.join(' | ')} |\n`);
   }
 }
