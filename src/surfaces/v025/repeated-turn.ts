@@ -32,27 +32,42 @@ export function sentTurnMessageOf(message: Pick<Message, 'messageId' | 'parts'>)
   return digest === undefined ? { messageId: message.messageId } : { messageId: message.messageId, digest };
 }
 
+/** Most messages repeat no turn: one settled answer for them all. */
+const NOT_REPEATED: Promise<undefined> = Promise.resolve(undefined);
+const ignored = (): undefined => undefined;
+
 /**
  * The ended turn `message` repeats, as the agent keeps its task now (tasks/get's read, task-history.ts), or undefined
  * when the message is to run: another id, a turn that left no task (its message failed before the agent took it),
  * or one still at work, or the same id asking something else. A store or agent that cannot
  * answer reads as no repeat: the message then runs as it did before this check.
  */
-export async function endedTurnRepeated(
+export function endedTurnRepeated(
   conversation: Conversation,
+  notes: SentTurnMessages,
+  deps: V025FacadeDeps,
+  ctx: CallContext,
+  message: Pick<Message, 'messageId' | 'parts' | 'contextId'>,
+): Promise<Task | undefined> {
+  const { principal, contextId } = conversation;
+  // A context the message does not name is one send.ts just gave it: a conversation it opens, with no turn yet.
+  if (!contextId || message.contextId !== contextId || !message.messageId) return NOT_REPEATED;
+  return notedTurnRepeated({ principal, contextId }, notes, deps, ctx, message);
+}
+
+async function notedTurnRepeated(
+  { principal, contextId }: { principal: string; contextId: string },
   notes: SentTurnMessages,
   deps: V025FacadeDeps,
   ctx: CallContext,
   message: Pick<Message, 'messageId' | 'parts'>,
 ): Promise<Task | undefined> {
-  const { principal, contextId } = conversation;
-  if (!contextId || !message.messageId) return undefined;
-  const sent = await notes.of(principal, contextId).catch(() => undefined);
+  const sent = await notes.of(principal, contextId).catch(ignored);
   if (sent?.messageId !== message.messageId) return undefined;
   if (sent.digest !== messageDigest(message)) return undefined;
-  const latest = await deps.registry.latestInContext(contextId, principal).catch(() => undefined);
+  const latest = await deps.registry.latestInContext(contextId, principal).catch(ignored);
   if (!latest) return undefined;
-  const task = await taskAsKept(deps, { id: latest.task.id }, ctx).catch(() => undefined);
+  const task = await taskAsKept(deps, { id: latest.task.id }, ctx).catch(ignored);
   // The task's latest turn is not this message's: it never reached a task (a later turn would have noted its own id).
   if (!task || latestTurnMessageOf(task)?.messageId !== message.messageId) return undefined;
   return isActiveState(task.status.state) ? undefined : task;
@@ -61,7 +76,7 @@ export async function endedTurnRepeated(
 /** Notes the turn's message as its caller sent it, once it left for the agent: a retry of it finds it (best effort). */
 export function noteSentTurnMessage(notes: SentTurnMessages, conversation: Conversation, message: Pick<Message, 'messageId' | 'parts'>): void {
   const { principal, contextId } = conversation;
-  if (contextId && message.messageId) void notes.note(principal, contextId, sentTurnMessageOf(message)).catch(() => undefined);
+  if (contextId && message.messageId) void notes.note(principal, contextId, sentTurnMessageOf(message)).catch(ignored);
 }
 
 /** An ended turn a message repeats, with the id its caller knows its task by. */

@@ -6,6 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallContext } from '../../../src/core/agent-port.js';
+import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
+import { endedTurnRepeated } from '../../../src/surfaces/v025/repeated-turn.js';
 import {
   createMemorySentTurnMessages,
   createRedisSentTurnMessages,
@@ -50,4 +53,17 @@ it('Redis forgets a note after the window at most, or after the store idle time 
   await createRedisSentTurnMessages(redis, { prefix, ttlMs: 60_000 }).note('alice', shorter, { messageId: 'm' });
   const [shortKey] = await redis.keys(`${prefix}sent-turn-message:*${shorter}`);
   expect(await redis.pttl(shortKey!)).toBeLessThanOrEqual(60_000);
+});
+
+it('a message that opens its conversation reads no note (no turn of it has ended); one that names its context does', async () => {
+  const read: string[] = [];
+  const notes: SentTurnMessages = { note: async () => undefined, of: async (_principal, contextId) => void read.push(contextId) };
+  const sent = { messageId: 'm-1', parts: [{ text: 'Create a VPC' }] };
+  const [deps, ctx] = [{} as V025FacadeDeps, {} as CallContext];
+  // send.ts gives a message that names no context one of its own: the conversation it opens.
+  expect(await endedTurnRepeated({ principal: 'alice', contextId: randomUUID() }, notes, deps, ctx, sent)).toBeUndefined();
+  expect(read).toEqual([]);
+  const contextId = randomUUID();
+  expect(await endedTurnRepeated({ principal: 'alice', contextId }, notes, deps, ctx, { ...sent, contextId })).toBeUndefined();
+  expect(read).toEqual([contextId]);
 });
