@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
@@ -23,17 +23,19 @@ const note = (taskId: string): CutTurnNote => ({
   },
 });
 
-describe('the notes of cut turns, kept in persistence-dir under store: memory', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-  });
-  const fresh = async (): Promise<string> => {
-    const dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-cut-notes-'));
-    dirs.push(dir);
-    return join(dir, 'state');
-  };
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
 
+/** A `persistence-dir` of the test's own (the store makes the folder), removed after it. */
+const fresh = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-cut-notes-'));
+  dirs.push(dir);
+  return join(dir, 'state');
+};
+
+describe('the notes of cut turns, kept in persistence-dir under store: memory', () => {
   it('a note outlives the process: the next one reads what its user was shown, files and all', async () => {
     const dir = await fresh();
     const before = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
@@ -124,15 +126,6 @@ describe('the notes of cut turns, kept in persistence-dir under store: memory', 
 });
 
 describe('a hang-up costs its own note, not a rewrite of every note held (facade_cut_turns.jsonl beside the snapshot)', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-  });
-  const fresh = async (): Promise<string> => {
-    const dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-cut-journal-'));
-    dirs.push(dir);
-    return join(dir, 'state');
-  };
   const open = (dir: string, logger?: { warn(fields: object, message: string): void }) =>
     createLocalCutTurnNotes({ max: 100, idleTtlMs: 0, dir, ...(logger ? { logger } : {}) });
   const taskOf = async (dir: string, contextId: string) => (await open(dir).cut('alice', contextId))?.taskId;
@@ -273,14 +266,8 @@ describe('a hang-up costs its own note, not a rewrite of every note held (facade
 });
 
 describe('a note the current release writes, read by the release before (a rollback, a replica not yet rolled)', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-  });
-
   it("reads no task before in it, and finds the follow-up's rest after the question it answered", async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'a2a-bridge-cut-notes-rollback-')), 'state');
-    dirs.push(dirname(dir));
+    const dir = await fresh();
     const agent = (text: string, n: number): Message => ({ messageId: `agent-${n}`, role: 'ROLE_AGENT', parts: [{ text }] });
     const question = agent('确认部署吗？', 1);
     const previous: Task = {
