@@ -47,11 +47,11 @@ export function endedTurnRepeated(
   notes: SentTurnMessages,
   deps: V025FacadeDeps,
   ctx: CallContext,
-  message: Pick<Message, 'messageId' | 'parts' | 'contextId'>,
+  message: Pick<Message, 'messageId' | 'parts'>,
 ): Promise<Task | undefined> {
   const { principal, contextId } = conversation;
-  // A context the message does not name is one send.ts just gave it: a conversation it opens, with no turn yet.
-  if (!contextId || message.contextId !== contextId || !message.messageId) return NOT_REPEATED;
+  // A message that names no context opens a conversation (send.ts gives it one of its own): no turn of it has ended.
+  if (!contextId || !message.messageId) return NOT_REPEATED;
   return notedTurnRepeated({ principal, contextId }, notes, deps, ctx, message);
 }
 

@@ -74,16 +74,17 @@ async function beginTurn(
   const task = await routing.ids.forTurn(request, principal);
   const own = inItsOwnContext(task.request);
   const conversation = { principal, contextId: own.message.contextId };
-  // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts);
-  // a conversation the message opens has none. A turn whose caller just left is let go first (continuation.ts).
-  const cutIn = { principal, contextId: task.request.message.contextId };
+  // The conversation as the caller's message names it: one the message opens (none named) has no turn before it.
+  // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts).
+  // A turn whose caller just left is let go first (continuation.ts).
+  const named = { principal, contextId: task.request.message.contextId };
   // One still running when that wait gave up is refused as a turn in progress, not raced for its lane.
-  const previous = await routing.turns.previousEnded(principal, cutIn.contextId);
-  if (previous === 'held' && cutIn.contextId !== undefined) throw contextBusyError(cutIn.contextId);
-  const cut = await cutTurnOf(cutIn, routing.languages.cutTurns, deps, call.ctx, task.request.message);
+  const previous = await routing.turns.previousEnded(principal, named.contextId);
+  if (previous === 'held' && named.contextId !== undefined) throw contextBusyError(named.contextId);
+  const cut = await cutTurnOf(named, routing.languages.cutTurns, deps, call.ctx, task.request.message);
   // The latest turn's message again once that turn ended (a retry whose answer was lost): its reply, not a second run.
   const sentTurns = routing.languages.sentTurnMessages;
-  const repeated = cut ? undefined : await endedTurnRepeated(conversation, sentTurns, deps, call.ctx, task.request.message);
+  const repeated = cut ? undefined : await endedTurnRepeated(named, sentTurns, deps, call.ctx, task.request.message);
   if (repeated) return { repeated, clientTaskId: task.clientTaskId ?? (await routing.ids.clientIdOf(repeated.id, principal)) };
   // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);

@@ -60,10 +60,10 @@ it('a message that opens its conversation reads no note (no turn of it has ended
   const notes: SentTurnMessages = { note: async () => undefined, of: async (_principal, contextId) => void read.push(contextId) };
   const sent = { messageId: 'm-1', parts: [{ text: 'Create a VPC' }] };
   const [deps, ctx] = [{} as V025FacadeDeps, {} as CallContext];
-  // send.ts gives a message that names no context one of its own: the conversation it opens.
-  expect(await endedTurnRepeated({ principal: 'alice', contextId: randomUUID() }, notes, deps, ctx, sent)).toBeUndefined();
+  // send.ts asks with the context the caller's message names: none for a message that opens its conversation.
+  expect(await endedTurnRepeated({ principal: 'alice', contextId: undefined }, notes, deps, ctx, sent)).toBeUndefined();
   expect(read).toEqual([]);
   const contextId = randomUUID();
-  expect(await endedTurnRepeated({ principal: 'alice', contextId }, notes, deps, ctx, { ...sent, contextId })).toBeUndefined();
+  expect(await endedTurnRepeated({ principal: 'alice', contextId }, notes, deps, ctx, sent)).toBeUndefined();
   expect(read).toEqual([contextId]);
 });
