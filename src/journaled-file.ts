@@ -9,8 +9,28 @@ export interface KeyedEntry {
   key: string;
 }
 
+/**
+ * Where an entry's key is: its `key` field, or (`keyOf`) in fields of its own, for entries whose snapshot a release
+ * before this journal wrote without a key field: that snapshot is read whole, each entry under the key it gives.
+ */
+type KeyOption<E> = E extends KeyedEntry ? { keyOf?: (entry: E) => string } : { keyOf: (entry: E) => string };
+
+/** The key of an entry: its `key` field, or what the caller's `keyOf` takes it from; undefined for a damaged entry. */
+type KeyTaker<E> = (entry: E) => string | undefined;
+
+const keyTaker =
+  <E>(keyOf: ((entry: E) => string) | undefined): KeyTaker<E> =>
+  (entry) => {
+    try {
+      const key = keyOf ? keyOf(entry) : (entry as Partial<KeyedEntry> | null)?.key;
+      return typeof key === 'string' ? key : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
 /** A journal line: an entry set (as the snapshot holds it) or its key forgotten. */
-type JournalLine<E extends KeyedEntry> = E | { key: string; forget: true };
+type JournalLine<E> = E | { key: string; forget: true };
 
 /**
  * The journal's first line: the snapshot its changes follow, by the digest of the snapshot's bytes. A snapshot
@@ -25,22 +45,30 @@ interface Header {
 const digestOf = (snapshot: string | Buffer): string => createHash('sha256').update(snapshot).digest('base64url');
 const headerLine = (digest: string): string => `${JSON.stringify({ continues: digest } satisfies Header)}\n`;
 
-const isForget = (line: JournalLine<KeyedEntry>): line is { key: string; forget: true } => (line as { forget?: unknown }).forget === true;
-const isHeader = (line: JournalLine<KeyedEntry> | Header): line is Header => typeof (line as Partial<Header>).continues === 'string';
+const isForget = (line: unknown): line is { key: string; forget: true } =>
+  (line as { forget?: unknown }).forget === true && typeof (line as Partial<KeyedEntry>).key === 'string';
+const isHeader = (line: unknown): line is Header => typeof (line as Partial<Header>).continues === 'string';
 
-function parseLine<E extends KeyedEntry>(text: string): JournalLine<E> | Header | undefined {
+/** A line's JSON object; undefined for anything else (cut short, damaged). */
+function parseLine(text: string): object | undefined {
   try {
-    const line = JSON.parse(text) as Partial<KeyedEntry & Header> | null;
-    return typeof line?.key === 'string' || typeof line?.continues === 'string' ? (line as JournalLine<E> | Header) : undefined;
+    const line = JSON.parse(text) as unknown;
+    return typeof line === 'object' && line !== null && !Array.isArray(line) ? line : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Set again, an entry moves last: the order the entries were last set in, as a Map kept in memory holds them. */
-function apply<E extends KeyedEntry>(entries: Map<string, E>, line: JournalLine<E>): void {
-  entries.delete(line.key);
-  if (!isForget(line)) entries.set(line.key, line);
+/**
+ * Set again, an entry moves last: the order the entries were last set in, as a Map kept in memory holds them.
+ * False for a line that is no change (no key to take).
+ */
+function apply<E>(entries: Map<string, E>, line: object, keyOf: KeyTaker<E>): boolean {
+  const key = isForget(line) ? line.key : keyOf(line as E);
+  if (key === undefined) return false;
+  entries.delete(key);
+  if (!isForget(line)) entries.set(key, line as E);
+  return true;
 }
 
 const NEWLINE = 0x0a;
@@ -51,15 +79,16 @@ const NEWLINE = 0x0a;
  * `keep` is where the file should end for the next append to start a line of its own. Any other line that is no
  * change is damage (a disk, an edit by hand): skipped and counted, never quoted (a line holds what callers said).
  */
-function replay<E extends KeyedEntry>(
+function replay<E>(
   entries: Map<string, E>,
   bytes: Buffer,
   snapshot: string,
+  keyOf: KeyTaker<E>,
 ): { changes: number; damaged: number; keep: number; follows: boolean } {
   let stop = bytes.length;
   while (stop > 0 && bytes[stop - 1] === NEWLINE) stop--;
   const lastStart = stop === 0 ? 0 : bytes.lastIndexOf(NEWLINE, stop - 1) + 1;
-  const last = stop > lastStart ? parseLine<E>(bytes.subarray(lastStart, stop).toString('utf8')) : undefined;
+  const last = stop > lastStart ? parseLine(bytes.subarray(lastStart, stop).toString('utf8')) : undefined;
   // A last line never ended (no newline after it) was never acknowledged: its change did not happen.
   const lastWhole = last !== undefined && stop < bytes.length;
   const lines = bytes
@@ -67,7 +96,7 @@ function replay<E extends KeyedEntry>(
     .toString('utf8')
     .split('\n')
     .filter((text) => text.trim() !== '')
-    .map((text) => parseLine<E>(text));
+    .map((text) => parseLine(text));
   if (lastWhole) lines.push(last);
   const keep = lastWhole ? bytes.length : lastStart;
   const [header, ...changes] = lines;
@@ -76,16 +105,15 @@ function replay<E extends KeyedEntry>(
   if (header.continues !== snapshot) return { changes: 0, damaged: 0, keep, follows: false };
   let damaged = 0;
   for (const line of changes) {
-    if (line && !isHeader(line)) apply(entries, line);
-    else damaged++;
+    if (!line || isHeader(line) || !apply(entries, line, keyOf)) damaged++;
   }
   return { changes: changes.length, damaged, keep, follows: true };
 }
 
-export interface JournaledEntries<E extends KeyedEntry> {
+export interface JournaledEntries<E> {
   /** The entries as the processes before left them: the snapshot, then the journal replayed in order, oldest first. */
   load(): Promise<E[]>;
-  /** Resolves once the entry's line is on disk (or its write failed, told to `onError`). */
+  /** Resolves once the entry's line is on disk (or its write failed, told to `onError`, and thrown with `rejects`). */
   set(entry: E): Promise<void>;
   forget(key: string): Promise<void>;
   /** Folds the journal into the snapshot, if it holds anything: a release that reads only the snapshot reads it all. */
@@ -101,16 +129,26 @@ export interface JournaledEntries<E extends KeyedEntry> {
  * cost is paid back by the lines before it. The journal's first line names the snapshot its changes follow (Header):
  * it is replayed onto that snapshot only. Entries are never `{ forget: true }` (that line forgets a key).
  */
-export function journaledEntries<E extends KeyedEntry>(options: {
-  snapshotPath: string;
-  journalPath: string;
-  /** The entries held now, oldest first: what a compaction writes. */
-  live: ReadonlyMap<string, E>;
-  onError: (error: unknown) => void;
-  minLines?: number;
-}): JournaledEntries<E> {
+export function journaledEntries<E extends object>(
+  options: {
+    snapshotPath: string;
+    journalPath: string;
+    /** The entries held now, oldest first: what a compaction writes. */
+    live: { readonly size: number; values(): IterableIterator<E> };
+    onError: (error: unknown) => void;
+    minLines?: number;
+    /**
+     * Whether the caller hears failures, not only `onError`: `set` and `forget` reject with their write's error (for
+     * a caller that undoes a change not on disk), `load` with a snapshot that cannot be read (for one that refuses
+     * to start rather than overwrite what an operator could restore). Without it they resolve either way.
+     */
+    rejects?: boolean;
+  } & KeyOption<E>,
+): JournaledEntries<E> {
   const { snapshotPath, journalPath, live, onError } = options;
   const minLines = options.minLines ?? 1_000;
+  const givenKeyOf = (options as { keyOf?: (entry: E) => string }).keyOf;
+  const keyOf = keyTaker<E>(givenKeyOf);
   const dir = dirname(snapshotPath);
   let chain: Promise<unknown> = Promise.resolve();
   const run = <T>(operation: () => Promise<T>): Promise<T> => {
@@ -177,14 +215,18 @@ export function journaledEntries<E extends KeyedEntry>(options: {
     flushing = undefined;
     const batch = buffered;
     buffered = [];
+    let failure: { error: unknown } | undefined;
     try {
       const before = follows ? lines : 0;
       await write(batch.join(''));
       lines = before + batch.length;
     } catch (error) {
-      lost = true;
+      [lost, failure] = [true, { error }];
       onError(error);
     }
+    // Callers told of a failure undo their changes first: the compaction waits for the next change (or compact()),
+    // as taken now it could write the very changes they undo.
+    if (failure && options.rejects) throw failure.error;
     if (lost || lines > Math.max(minLines, 2 * live.size)) compacting ??= compactNow();
   };
 
@@ -200,14 +242,23 @@ export function journaledEntries<E extends KeyedEntry>(options: {
         // A compaction a crash cut short left its temp file.
         await removeStaleTemps(snapshotPath);
         const entries = new Map<string, E>();
-        for (const entry of await readSnapshot<E>(snapshotPath).catch((error: unknown) => (onError(error), [] as E[]))) entries.set(entry.key, entry);
+        const read = await readSnapshot<E>(snapshotPath).catch((error: unknown) => {
+          if (options.rejects) throw error;
+          return (onError(error), [] as E[]);
+        });
+        read.forEach((entry, index) => {
+          // An entry without a key (damaged): with `keyOf`, given one of its own (no key holds a NUL) for the caller
+          // to judge; else left out.
+          const key = keyOf(entry) ?? (givenKeyOf ? `\u0000${index}` : undefined);
+          if (key !== undefined) entries.set(key, entry);
+        });
         // Read again for its digest (readSnapshot tells what is wrong with it): what the journal's header must name.
         snapshot = digestOf(await readFile(snapshotPath).catch(() => ''));
         const bytes = await readFile(journalPath).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'ENOENT') onError(error);
           return Buffer.alloc(0);
         });
-        const replayed = replay(entries, bytes, snapshot);
+        const replayed = replay(entries, bytes, snapshot, keyOf);
         [lines, follows] = [replayed.changes, replayed.follows];
         if (replayed.damaged > 0) onError(new Error(`${journalPath}: ${replayed.damaged} damaged line(s) skipped, with the changes they held`));
         // The next append starts a line of its own, not the end of one a crash cut short.

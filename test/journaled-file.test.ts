@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -99,5 +99,62 @@ describe('entries kept as a snapshot and a journal of changes (journaled-file.ts
     await file.compact();
     expect(JSON.parse(await readFile(paths.snapshotPath, 'utf8'))).toEqual([{ key: 'a', value: 1 }]);
     expect(await lines(paths.journalPath)).toEqual([]);
+  });
+
+  it('entries keyed by `keyOf` (no key field): a snapshot written without keys is read whole, a damaged entry under a key of its own', async () => {
+    const paths = await files();
+    interface Unkeyed {
+      owner: string;
+      id: string;
+    }
+    await writeFile(paths.snapshotPath, JSON.stringify([{ owner: 'a', id: '1' }, { owner: 'a', id: '2' }, null, { owner: 'b', id: '1' }, 7]));
+    const live = new Map<string, Unkeyed>();
+    const keyOf = (entry: Unkeyed) => JSON.stringify([entry.owner, entry.id]);
+    const file = journaledEntries<Unkeyed>({ ...paths, live, keyOf, onError: () => undefined });
+    expect(await file.load()).toEqual([{ owner: 'a', id: '1' }, { owner: 'a', id: '2' }, null, { owner: 'b', id: '1' }, 7]);
+    await Promise.all([file.set({ owner: 'c', id: '1' }), file.forget(keyOf({ owner: 'a', id: '2' })), file.set({ owner: 'a', id: '1' })]);
+    // The lines are the entries as they are, a forget names the key.
+    expect(await lines(paths.journalPath)).toEqual([
+      JSON.stringify({ owner: 'c', id: '1' }),
+      JSON.stringify({ key: keyOf({ owner: 'a', id: '2' }), forget: true }),
+      JSON.stringify({ owner: 'a', id: '1' }),
+    ]);
+    const again = journaledEntries<Unkeyed>({ ...paths, live, keyOf, onError: () => undefined });
+    expect(await again.load()).toEqual([null, { owner: 'b', id: '1' }, 7, { owner: 'c', id: '1' }, { owner: 'a', id: '1' }]);
+  });
+
+  it('with `rejects`, a change whose line could not be written rejects (told to onError too); without, it resolves', async () => {
+    const paths = await files();
+    // A folder where the journal goes: opening it to append fails.
+    await mkdir(paths.journalPath);
+    const told = store(paths);
+    await told.file.load();
+    await expect(told.set('a', 1)).resolves.toBeUndefined();
+    // The compaction its failure called for, done (it fails too) before the folder goes.
+    await told.file.compact();
+    const errors: unknown[] = [];
+    const live = new Map<string, Entry>();
+    const rejecting = journaledEntries<Entry>({ ...paths, live, rejects: true, onError: (error) => void errors.push(error) });
+    await rejecting.load();
+    await expect(rejecting.set({ key: 'a', value: 1 })).rejects.toThrow(/EISDIR/);
+    await expect(rejecting.forget('a')).rejects.toThrow(/EISDIR/);
+    expect(errors.map(String)).toEqual([expect.stringMatching(/EISDIR/), expect.stringMatching(/EISDIR/), expect.stringMatching(/EISDIR/)]);
+  });
+
+  it('with `rejects`, the compaction a failed line calls for waits for the caller’s undoing: it never writes the change that failed', async () => {
+    const paths = await files();
+    await mkdir(paths.journalPath);
+    const live = new Map<string, Entry>();
+    const file = journaledEntries<Entry>({ ...paths, live, rejects: true, onError: () => undefined });
+    await file.load();
+    live.set('a', { key: 'a', value: 1 });
+    await expect(file.set({ key: 'a', value: 1 })).rejects.toThrow(/EISDIR/);
+    // The caller undoes it after a while of its own (a store restores the config it replaced first).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(stat(paths.snapshotPath)).rejects.toThrow(/ENOENT/);
+    live.delete('a');
+    await rm(paths.journalPath, { recursive: true });
+    await file.compact();
+    expect(JSON.parse(await readFile(paths.snapshotPath, 'utf8'))).toEqual([]);
   });
 });
