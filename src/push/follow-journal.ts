@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CallContext } from '../core/agent-port.js';
 import { tenantField } from '../core/tenants.js';
 import type { PushLogger } from './queue/types.js';
-import { readSnapshot, snapshotFile } from '../snapshot-file.js';
+import { journaledEntries } from '../journaled-file.js';
 
 /** A task being followed (follow.ts), as kept across a restart. */
 export interface FollowEntry {
@@ -63,35 +63,50 @@ export interface FollowJournal {
   readonly claimEveryMs?: number;
 }
 
+/** The file journal: `close()` folds its changes into the snapshot as push stops (the release before reads only that). */
+export interface FileFollowJournal extends FollowJournal {
+  close(): Promise<void>;
+}
+
 /** Follows kept in this process only (tests, embedding without a journal). */
 export const inMemoryOnly: FollowJournal = { add: async () => undefined, remove: async () => undefined, entries: async () => [] };
 
 export const FOLLOWS_FILE = 'push_follows.json';
+export const FOLLOWS_JOURNAL = 'push_follows.jsonl';
 
-/** The single-node journal: `<persistence-dir>/push_follows.json`, next to the push configs and the queue. */
-export async function createFileFollowJournal(dir: string, logger: PushLogger): Promise<FollowJournal> {
+/**
+ * The single-node journal: `<persistence-dir>/push_follows.json`, next to the push configs and the queue, and its
+ * journal `push_follows.jsonl` (journaled-file.ts): a follow begun or ended appends its line, it does not rewrite
+ * every follow in progress. `close()` folds the journal into the snapshot.
+ */
+export async function createFileFollowJournal(dir: string, logger: PushLogger): Promise<FileFollowJournal> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, FOLLOWS_FILE);
   const kept = new Map<string, FollowEntry>();
-  for (const entry of await readSnapshot<Partial<FollowEntry> | null>(path)) {
+  const file = journaledEntries<FollowEntry>({
+    snapshotPath: join(dir, FOLLOWS_FILE),
+    journalPath: join(dir, FOLLOWS_JOURNAL),
+    live: kept,
+    // Entries hold no key field (nor did those the release before wrote): a follow is its task's.
+    keyOf: (entry) => entry.taskId,
+    rejects: true,
+    onError: (error: unknown) => logger.error({ err: error }, 'A2A push follows could not be read or saved'),
+  });
+  for (const entry of (await file.load()) as Array<Partial<FollowEntry> | null>) {
     // A damaged entry is that follow lost, not the others (nor the start).
     if (typeof entry?.taskId === 'string' && typeof entry.principal === 'string' && typeof entry.until === 'number')
       kept.set(entry.taskId, entry as FollowEntry);
     else logger.warn({ taskId: entry?.taskId }, 'A2A push follow could not be restored: its entry is damaged');
   }
-  const { persist } = snapshotFile(
-    path,
-    () => [...kept.values()],
-    (error: unknown) => logger.error({ err: error }, 'A2A push follows could not be saved'),
-  );
   return {
     async add(entry) {
+      kept.delete(entry.taskId);
       kept.set(entry.taskId, entry);
-      await persist();
+      await file.set(entry);
     },
     async remove(taskId) {
-      if (kept.delete(taskId)) await persist();
+      if (kept.delete(taskId)) await file.forget(taskId);
     },
     entries: async () => [...kept.values()],
+    close: () => file.compact(),
   };
 }

@@ -31,7 +31,7 @@ import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
 import { recordedTurnMessageId } from './turn-of-record.js';
 import { createCarriedTurns, type CarriedTurns } from './carried-turns.js';
-import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './follow-journal.js';
+import { createFileFollowJournal, inMemoryOnly, type FileFollowJournal, type FollowJournal } from './follow-journal.js';
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale, type DeliveredStates } from './stale-notifications.js';
@@ -105,10 +105,9 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   }
   const policy = { maxConfigsPerTask: config['push-max-configs-per-task'], allowPrivate: config['push-allow-private'] };
   // Single node: configs live in the persistence dir next to the queue's journal, so queued jobs survive a restart.
-  const store: PushConfigStore =
-    config.store === 'redis'
-      ? createPushConfigStore(config, { keyRing, redis })
-      : await createFileConfigStore(withFields(policy, { keyRing, dir: config['persistence-dir'], logger }));
+  const fileStore =
+    config.store === 'redis' ? undefined : await createFileConfigStore(withFields(policy, { keyRing, dir: config['persistence-dir'], logger }));
+  const store: PushConfigStore = fileStore ?? createPushConfigStore(config, { keyRing, redis });
   // Configs go with their task: deleted when this process's registry drops it, or expiring with it in Redis.
   const { registry } = deps;
   // Deletes still being saved: stop() waits for them, so nothing is written to the store after it.
@@ -133,8 +132,9 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   // its follows under a lease in Redis, and those of a replica that is gone are taken over by another.
   let redisJournal: RedisFollowJournal | undefined;
   let journal: FollowJournal = inMemoryOnly;
+  let fileJournal: FileFollowJournal | undefined;
   if (config.store !== 'redis') {
-    journal = await createFileFollowJournal(config['persistence-dir'], logger);
+    journal = fileJournal = await createFileFollowJournal(config['persistence-dir'], logger);
   } else if (redis && config['push-follow-timeout-ms'] > 0) {
     redisJournal = createRedisFollowJournal({ redis, prefix: config['redis-prefix'], leaseMs: config['push-follow-lease-ms'], logger });
     journal = redisJournal;
@@ -288,6 +288,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         // The follows cut short stay in Redis; without the lease another replica claims them at once.
         await redisJournal?.close();
         await Promise.all(deleting);
+        // Their journals folded into push_configs.json and push_follows.json: the release before reads only those.
+        await Promise.all([fileStore?.close(), fileJournal?.close()]);
         await queue.stop();
         if (ownRedis) await closeRedis(ownRedis);
       })();

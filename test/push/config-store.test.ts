@@ -142,11 +142,16 @@ describe('deleting the configs of an evicted task', () => {
       await store.deleteTask('gone');
       await store.deleteTask('never-had-configs');
       expect(await store.forTask('gone')).toEqual([]);
-      const onDisk = JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>;
-      expect(onDisk.map((entry) => entry.taskId)).toEqual(['kept']);
+      // Restarted from the journal: a line forgets each of the task's configs, no snapshot was rewritten.
+      const journal = (await readFile(join(dir, 'push_configs.jsonl'), 'utf8')).split('\n').filter(Boolean);
+      expect(journal.filter((line) => line.includes('"forget":true'))).toHaveLength(2);
       const reopened = await createFileConfigStore({ ...options, dir });
       expect((await reopened.forTask('kept')).map((entry) => entry.id)).toEqual(['k']);
       expect(await reopened.forTask('gone')).toEqual([]);
+      // Closed, the store folds them into the snapshot the release before reads.
+      await store.close();
+      const onDisk = JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>;
+      expect(onDisk.map((entry) => entry.taskId)).toEqual(['kept']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -36,18 +36,25 @@ async function stateDir(): Promise<string> {
 }
 
 /**
- * From now on push_configs.json cannot be replaced, as on a full disk: a folder stands in its place (the
- * file moved aside), so each write fails at its end, once its temp file is written. Returns the undoing.
+ * From now on push_configs.json and its journal push_configs.jsonl cannot be written, as on a full disk: a folder
+ * stands in the place of each (the file moved aside), so an append fails as it opens the journal, and a compaction
+ * at its end, once its temp file is written. Returns the undoing.
  */
 async function diskFull(dir: string): Promise<() => Promise<void>> {
-  const path = join(dir, 'push_configs.json');
-  const aside = join(dir, 'push_configs.aside');
-  await rename(path, aside);
-  await mkdir(path);
-  return async () => {
-    await rm(path, { recursive: true });
-    await rename(aside, path);
-  };
+  const undo: Array<() => Promise<void>> = [];
+  for (const name of ['push_configs.json', 'push_configs.jsonl']) {
+    const [path, aside] = [join(dir, name), join(dir, `${name}.aside`)];
+    const moved = await rename(path, aside).then(
+      () => true,
+      () => false,
+    );
+    await mkdir(path);
+    undo.push(async () => {
+      await rm(path, { recursive: true });
+      if (moved) await rename(aside, path);
+    });
+  }
+  return async () => void (await Promise.all(undo.map((step) => step())));
 }
 
 const leftTemps = async (dir: string) => (await readdir(dir)).filter((name) => name.endsWith('.tmp'));
@@ -66,6 +73,7 @@ describe('push_configs.json', () => {
     const dir = await stateDir();
     const store = await createFileConfigStore({ ...options, dir });
     await store.create('alice', 'task-1', { id: 'a', url, token: 'notification-token' });
+    await store.close();
     const path = join(dir, 'push_configs.json');
     const good = await readFile(path, 'utf8');
     for (const [how, text] of damaged(good)) {
@@ -106,6 +114,8 @@ describe('push_configs.json', () => {
     await unstick();
     await store.create('alice', 'task-1', { id: 'c', url });
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url}`, `c ${url}`]);
+    // The compaction the failures called for, done before the folder goes.
+    await store.close();
   });
 
   it('a delete the disk did not take (full) is not done: the error the caller got stands, the config is there before and after a restart', async () => {
@@ -121,6 +131,7 @@ describe('push_configs.json', () => {
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url} kept-token`]);
     expect(await store.delete('alice', 'task-1', 'a')).toBeTruthy();
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([]);
+    await store.close();
   });
 
   it('a damaged entry is that config lost, not the others', async () => {
@@ -128,12 +139,15 @@ describe('push_configs.json', () => {
     const store = await createFileConfigStore({ ...options, dir });
     await store.create('alice', 'task-1', { id: 'a', url });
     await store.create('bob', 'task-2', { id: 'b', url, token: 'sealed-token' });
+    await store.close();
     const path = join(dir, 'push_configs.json');
     const entries = JSON.parse(await readFile(path, 'utf8')) as Array<Record<string, unknown>>;
     // Sealed under a key this start lacks (push_keys.json lost, push-keys changed).
     const elsewhere = await stateDir();
     const otherKey = createKeyRing([`gone:${randomBytes(32).toString('base64')}`]);
-    await (await createFileConfigStore({ ...options, keyRing: otherKey, dir: elsewhere })).create('carol', 'task-3', { id: 'c', url, token: 'x' });
+    const other = await createFileConfigStore({ ...options, keyRing: otherKey, dir: elsewhere });
+    await other.create('carol', 'task-3', { id: 'c', url, token: 'x' });
+    await other.close();
     const [lostKeyEntry] = JSON.parse(await readFile(join(elsewhere, 'push_configs.json'), 'utf8')) as unknown[];
     await writeFile(path, JSON.stringify([null, 7, { owner: 'x' }, lostKeyEntry, ...entries]));
     const restarted = await createFileConfigStore({ ...options, dir });
@@ -202,6 +216,7 @@ describe('push_follows.json', () => {
     const dir = await stateDir();
     const journal = await createFileFollowJournal(dir, silentLogger);
     await journal.add(follow('task-1'));
+    await journal.close();
     const path = join(dir, 'push_follows.json');
     const good = await readFile(path, 'utf8');
     for (const [how, text] of damaged(good)) {

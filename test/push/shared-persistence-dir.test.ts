@@ -38,6 +38,8 @@ describe('one persistence-dir, two writers at once', () => {
       ]);
       expect(made.map((result) => (result.status === 'rejected' ? String(result.reason) : 'saved'))).toEqual(['saved', 'saved']);
     }
+    // Each folds what it holds into the snapshot as it closes.
+    await Promise.all([first.close(), second.close()]);
     const snapshot = JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>;
     // Each store writes what it holds: the file is the last one's, whole.
     expect([['task-a'], ['task-b']]).toContainEqual([...new Set(snapshot.map((entry) => entry.taskId))]);

@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { ctx, environmentSuite, flush, pushedTurnEnd, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
+import type { FollowEntry } from '../../../src/push/follow-journal.js';
+import { keptFollows } from '../../support/push-state-files.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const { env } = environmentSuite();
@@ -26,15 +26,15 @@ async function setup(
 const ALICE_V1 = ctx('basic:alice', 'jsonrpc');
 
 /** Alice's turn answered while it runs (`returnImmediately`) with a push config to `url`, once its follow is journaled. */
-async function followedTurn(h: Harness, url: string, text: string): Promise<{ taskId: string; journal: string }> {
+async function followedTurn(h: Harness, url: string, text: string): Promise<{ taskId: string; followed: () => Promise<FollowEntry[]> }> {
   const answer = await h.port.sendMessage(
     { message: userText(text), configuration: { returnImmediately: true, taskPushNotificationConfig: { url } } },
     ALICE_V1,
   );
   const taskId = 'task' in answer ? answer.task.id : '';
-  const journal = join(h.config['persistence-dir'], 'push_follows.json');
-  await waitUntil(async () => (await readFile(journal, 'utf8')).includes(taskId));
-  return { taskId, journal };
+  const followed = () => keptFollows(h.config['persistence-dir']);
+  await waitUntil(async () => (await followed()).some((entry) => entry.taskId === taskId));
+  return { taskId, followed };
 }
 const ALICE_V025 = ctx('basic:alice', 'v025');
 const tokenHeaders = (entry: { headers: Record<string, unknown> }) => ({
@@ -197,13 +197,13 @@ describe.concurrent('push delivery, local-file queue', () => {
   it('a follow cut short by a restart is taken up again from the journal, and delivered once', async (context) => {
     const { expect } = context;
     const { h, receiver } = await setup(context, {}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
-    const { taskId, journal } = await followedTurn(h, `${receiver.url}/resumed`, 'slow: survive a restart');
+    const { taskId, followed } = await followedTurn(h, `${receiver.url}/resumed`, 'slow: survive a restart');
     await h.restart();
     expect((await env().upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
 
     const [delivery] = await receiver.waitFor('/resumed', 1);
     expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
-    await waitUntil(async () => JSON.parse(await readFile(journal, 'utf8')).length === 0);
+    await waitUntil(async () => (await followed()).length === 0);
     await flush(h, receiver);
     expect(receiver.at('/resumed')).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 /** Push configs go with their task: deleted when the memory registry drops it, expiring with it in Redis. */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -15,6 +15,7 @@ import type { Task } from '../../../src/model/index.js';
 import { createPushService } from '../../../src/push/service.js';
 import { stubUpstream } from '../../support/gateway-stubs.js';
 import { ctx } from './harness.js';
+import { keptConfigs } from '../../support/push-state-files.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
 beforeAll(requireRedis);
@@ -66,8 +67,7 @@ describe('push configs of evicted tasks', () => {
       await registry.put(task(id), META);
       await port.createTaskPushNotificationConfig({ taskId: id, id: 'w', url: hook }, ALICE);
     }
-    const savedTasks = async () =>
-      (JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>).map((e) => e.taskId);
+    const savedTasks = async () => (await keptConfigs(dir)).map((e) => e.taskId);
     expect((await savedTasks()).sort()).toEqual(['T1', 'T2']);
 
     await registry.put(task('T3'), META); // evicts T1

@@ -5,12 +5,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { keptFollows } from '../../support/push-state-files.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { serveCli } from '../../support/run-cli.js';
 import { waitUntil } from '../../support/wait-until.js';
@@ -96,7 +97,7 @@ const streamWithWebhook = (url: string, name: string) =>
 
 /** Whether the gateway on `name`'s state wrote down its follow of `taskId` (the journal a restart takes it up from). */
 async function followWritten(name: string, store: 'memory' | 'redis', taskId: string): Promise<boolean> {
-  if (store === 'memory') return (await readFile(join(dir, name, 'push_follows.json'), 'utf8')).includes(taskId);
+  if (store === 'memory') return (await keptFollows(join(dir, name))).some((entry) => entry.taskId === taskId);
   const redis = new Redis(REDIS_URL);
   try {
     const journals = await redis.keys(`${RUN}${name}:push:follows:*`);
