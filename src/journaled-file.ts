@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { fileLines, GroupCommit, isBlank, parseLines, SerialChain } from './append-journal.js';
 import { removeStaleTemps, writeFileAtomic } from './atomic-file.js';
 import { readSnapshot } from './snapshot-file.js';
 
@@ -71,8 +72,6 @@ function apply<E>(entries: Map<string, E>, line: object, keyOf: KeyTaker<E>): bo
   return true;
 }
 
-const NEWLINE = 0x0a;
-
 /**
  * Replays the journal's bytes onto `entries` when its header names `snapshot`, the digest of the snapshot they
  * hold (`follows`: it does). Only its last line may be cut short (a crash mid-append): it goes without a word, and
@@ -85,20 +84,12 @@ function replay<E>(
   snapshot: string,
   keyOf: KeyTaker<E>,
 ): { changes: number; damaged: number; keep: number; follows: boolean } {
-  let stop = bytes.length;
-  while (stop > 0 && bytes[stop - 1] === NEWLINE) stop--;
-  const lastStart = stop === 0 ? 0 : bytes.lastIndexOf(NEWLINE, stop - 1) + 1;
-  const last = stop > lastStart ? parseLine(bytes.subarray(lastStart, stop).toString('utf8')) : undefined;
+  const all = fileLines(bytes);
+  // A blank line is no change, but the last line stays even blank: what follows the last newline is where a crash cut.
+  const kept = all.filter((line, index) => index === all.length - 1 || !isBlank(line));
   // A last line never ended (no newline after it) was never acknowledged: its change did not happen.
-  const lastWhole = last !== undefined && stop < bytes.length;
-  const lines = bytes
-    .subarray(0, lastStart)
-    .toString('utf8')
-    .split('\n')
-    .filter((text) => text.trim() !== '')
-    .map((text) => parseLine(text));
-  if (lastWhole) lines.push(last);
-  const keep = lastWhole ? bytes.length : lastStart;
+  const { parsed: lines, torn } = parseLines(kept, (line) => (line.ended ? parseLine(line.text) : undefined));
+  const keep = torn ? torn.start : bytes.length;
   const [header, ...changes] = lines;
   // No header: damaged, as no journal this module writes lacks one; another snapshot's: stale, left out unsaid.
   if (!header || !isHeader(header)) return { changes: 0, damaged: lines.length, keep, follows: false };
@@ -150,14 +141,7 @@ export function journaledEntries<E extends object>(
   const givenKeyOf = (options as { keyOf?: (entry: E) => string }).keyOf;
   const keyOf = keyTaker<E>(givenKeyOf);
   const dir = dirname(snapshotPath);
-  let chain: Promise<unknown> = Promise.resolve();
-  const run = <T>(operation: () => Promise<T>): Promise<T> => {
-    const result = chain.then(operation);
-    chain = result.catch(() => undefined);
-    return result;
-  };
-  let buffered: string[] = [];
-  let flushing: Promise<void> | undefined;
+  const chain = new SerialChain();
   let compacting: Promise<void> | undefined;
   /** Lines in the journal file after its header; a compaction empties it. */
   let lines = 0;
@@ -196,7 +180,7 @@ export function journaledEntries<E extends object>(
    * and replayed they change nothing.
    */
   const compactNow = (): Promise<void> =>
-    run(async () => {
+    chain.run(async () => {
       compacting = undefined;
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -211,10 +195,7 @@ export function journaledEntries<E extends object>(
       }
     });
 
-  const flush = async (): Promise<void> => {
-    flushing = undefined;
-    const batch = buffered;
-    buffered = [];
+  const commits = new GroupCommit(chain, async (batch) => {
     let failure: { error: unknown } | undefined;
     try {
       const before = follows ? lines : 0;
@@ -228,17 +209,13 @@ export function journaledEntries<E extends object>(
     // as taken now it could write the very changes they undo.
     if (failure && options.rejects) throw failure.error;
     if (lost || lines > Math.max(minLines, 2 * live.size)) compacting ??= compactNow();
-  };
+  });
 
-  const append = (line: JournalLine<E>): Promise<void> => {
-    buffered.push(`${JSON.stringify(line)}\n`);
-    flushing ??= run(flush);
-    return flushing;
-  };
+  const append = (line: JournalLine<E>): Promise<void> => commits.add(`${JSON.stringify(line)}\n`);
 
   return {
     load: () =>
-      run(async () => {
+      chain.run(async () => {
         // A compaction a crash cut short left its temp file.
         await removeStaleTemps(snapshotPath);
         const entries = new Map<string, E>();
@@ -268,8 +245,8 @@ export function journaledEntries<E extends object>(
     set: (entry) => append(entry),
     forget: (key) => append({ key, forget: true }),
     compact: async () => {
-      await chain;
-      if (lines > 0 || lost || buffered.length > 0) await (compacting ??= compactNow());
+      await chain.settled;
+      if (lines > 0 || lost || commits.pending > 0) await (compacting ??= compactNow());
     },
   };
 }

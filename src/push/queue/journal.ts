@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileLines, GroupCommit, isBlank, parseLines, SerialChain } from '../../append-journal.js';
 import { removeStaleTemps, writeFileAtomic } from '../../atomic-file.js';
 import type { PushJob, PushLogger } from './types.js';
 
@@ -49,22 +50,20 @@ function parseLine<T extends Journaled>(line: string): JournalRecord<T> | undefi
 }
 
 /**
- * Replays the journal's text. Only its last line may be torn by a crash (each write is fsynced before the next
- * one begins): that one goes without a word. Any other line that is no record is damage (a disk, an edit by
- * hand), dropped with the jobs it held: counted, so the start can say so before compaction erases them.
+ * Replays the journal's bytes. Its last line is the last that is not blank; when it is no record, it is the tail a
+ * crash tore, even if a newline ends it (and one that is a record counts, newline or not). Any other line that is no
+ * record is damage, dropped with the jobs it held: counted, so the start can say so before compaction erases them.
  */
-function replay<T extends Journaled>(text: string): { live: Map<string, T>; damaged: number; tornTail: boolean } {
+function replay<T extends Journaled>(bytes: Buffer): { live: Map<string, T>; damaged: number; tornTail: boolean } {
   const live = new Map<string, T>();
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const lines = fileLines(bytes).filter((line) => !isBlank(line));
+  const { parsed, torn } = parseLines(lines, (line) => parseLine<T>(line.text));
   let damaged = 0;
-  let tornTail = false;
-  lines.forEach((line, index) => {
-    const record = parseLine<T>(line);
+  for (const record of parsed) {
     if (record) apply(live, record);
-    else if (index === lines.length - 1) tornTail = true;
     else damaged += 1;
-  });
-  return { live, damaged, tornTail };
+  }
+  return { live, damaged, tornTail: torn !== undefined };
 }
 
 async function openAppend(path: string): Promise<FileHandle> {
@@ -78,9 +77,12 @@ async function openAppend(path: string): Promise<FileHandle> {
  * compaction never interleaves with an append.
  */
 export class Journal<T extends Journaled = PushJob> {
-  private chain: Promise<unknown> = Promise.resolve();
-  private buffer: string[] = [];
-  private pendingFlush: Promise<void> | undefined;
+  private readonly chain = new SerialChain();
+  private readonly commits = new GroupCommit(this.chain, async (batch) => {
+    await this.handle.writeFile(batch.join(''));
+    await this.handle.sync();
+    this.lines += batch.length;
+  });
   /** The state the file describes once the buffer is flushed; compaction writes it out. */
   private readonly live: Map<string, T>;
   private lines: number;
@@ -107,11 +109,11 @@ export class Journal<T extends Journaled = PushJob> {
     const path = join(dir, JOURNAL);
     // A compaction a crash cut short left its temp file.
     await removeStaleTemps(path);
-    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '';
+    const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return Buffer.alloc(0);
       throw error;
     });
-    const { live, damaged, tornTail } = replay<T>(text);
+    const { live, damaged, tornTail } = replay<T>(bytes);
     if (damaged > 0) {
       logger?.warn({ file: path, dropped: damaged }, 'A2A push journal had damaged lines: they are dropped, with the deliveries they held');
     }
@@ -132,20 +134,12 @@ export class Journal<T extends Journaled = PushJob> {
 
   append(record: JournalRecord<T>): Promise<void> {
     apply(this.live, record);
-    this.buffer.push(`${JSON.stringify(record)}\n`);
-    this.pendingFlush ??= this.run(async () => {
-      this.pendingFlush = undefined;
-      const batch = this.buffer.splice(0);
-      await this.handle.writeFile(batch.join(''));
-      await this.handle.sync();
-      this.lines += batch.length;
-    });
-    return this.pendingFlush;
+    return this.commits.add(`${JSON.stringify(record)}\n`);
   }
 
   /** Writes the job to dead.jsonl (fsynced) before the journal forgets it. */
   async deadLetter(job: T, reason: string): Promise<void> {
-    await this.run(async () => {
+    await this.chain.run(async () => {
       const handle = await openAppend(join(this.dir, DEAD));
       try {
         await handle.writeFile(`${JSON.stringify({ job, reason, deadAt: Date.now() })}\n`);
@@ -163,7 +157,7 @@ export class Journal<T extends Journaled = PushJob> {
    * because every record sets or removes a job by id.
    */
   compact(): Promise<void> {
-    return this.run(async () => {
+    return this.chain.run(async () => {
       const path = join(this.dir, JOURNAL);
       const snapshot = [...this.live.values()].map((job) => `${JSON.stringify({ t: 'enqueue', job })}\n`);
       await writeFileAtomic(path, snapshot.join(''), { syncFolder: true });
@@ -174,12 +168,6 @@ export class Journal<T extends Journaled = PushJob> {
   }
 
   async close(): Promise<void> {
-    await this.run(() => this.handle.close());
-  }
-
-  private run<T>(operation: () => Promise<T>): Promise<T> {
-    const result = this.chain.then(operation);
-    this.chain = result.catch(() => undefined);
-    return result;
+    await this.chain.run(() => this.handle.close());
   }
 }
