@@ -7,6 +7,9 @@
  *   POST / SendMessage                   `{task}` in TASK_STATE_INPUT_REQUIRED carrying the reply
  *   POST / SendStreamingMessage          SSE: task, N WORKING text chunks, INPUT_REQUIRED; or idle
  *
+ * A message that names a task (the facade aims a conversation's follow-up at its paused task) continues that task in
+ * its context, as iac-code does; any other message gets a new task `t<n>` in a new context `c<n>`.
+ *
  * Stream shape comes from the message text (it survives the gateway, which forwards the message) or,
  * for direct calls, from the query: text `bench:stream:<chunks>:<delayMs>` / `?chunks=&delayMs=`,
  * text `bench:idle` / `?idle=1` (the Task, then nothing until the client leaves).
@@ -29,6 +32,8 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 const ID_PATTERN = /[{,]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+|null)/;
 const METHOD_PATTERN = /"method"\s*:\s*"([^"]+)"/;
 const STREAM_PATTERN = /bench:stream:(\d+):(\d+(?:\.\d+)?)/;
+const TASK_ID_PATTERN = /"taskId"\s*:\s*"([^"\\]*)"/;
+const CONTEXT_ID_PATTERN = /"contextId"\s*:\s*"([^"\\]*)"/;
 
 let sequence = 0;
 let cardBody = '';
@@ -54,26 +59,35 @@ function sendJson(res: http.ServerResponse, body: string, status = 200): void {
 
 const rpc = (id: string, result: string): string => `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
 
-function sendMessageBody(id: string): string {
+/** The task a message goes on: the one it names, in the context it names; else a new one. */
+function taskOf(body: string, n: number): { taskId: string; contextId: string } {
+  const taskId = TASK_ID_PATTERN.exec(body)?.[1];
+  const contextId = taskId === undefined ? undefined : CONTEXT_ID_PATTERN.exec(body)?.[1];
+  return taskId !== undefined && contextId !== undefined ? { taskId, contextId } : { taskId: `t${n}`, contextId: `c${n}` };
+}
+
+function sendMessageBody(id: string, body: string): string {
   const n = ++sequence;
+  const { taskId, contextId } = taskOf(body, n);
   return rpc(
     id,
-    `{"task":{"id":"t${n}","contextId":"c${n}","status":{"state":"TASK_STATE_INPUT_REQUIRED",` +
+    `{"task":{"id":"${taskId}","contextId":"${contextId}","status":{"state":"TASK_STATE_INPUT_REQUIRED",` +
       `"message":{"messageId":"m${n}","role":"ROLE_AGENT","parts":[{"text":"ok"}]}}}}`,
   );
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function stream(res: http.ServerResponse, id: string, plan: StreamPlan): Promise<void> {
+async function stream(res: http.ServerResponse, id: string, body: string, plan: StreamPlan): Promise<void> {
   const n = ++sequence;
-  const ref = `"taskId":"t${n}","contextId":"c${n}"`;
+  const { taskId, contextId } = taskOf(body, n);
+  const ref = `"taskId":"${taskId}","contextId":"${contextId}"`;
   let open = true;
   res.once('close', () => {
     open = false;
   });
   res.writeHead(200, SSE_HEADERS);
-  res.write(`data: ${rpc(id, `{"task":{"id":"t${n}","contextId":"c${n}","status":{"state":"TASK_STATE_SUBMITTED"}}}`)}\n\n`);
+  res.write(`data: ${rpc(id, `{"task":{"id":"${taskId}","contextId":"${contextId}","status":{"state":"TASK_STATE_SUBMITTED"}}}`)}\n\n`);
   if (plan.idle) return; // stays open until the client goes away
   const head = `data: {"jsonrpc":"2.0","id":${id},"result":{"statusUpdate":{${ref},"status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m${n}","role":"ROLE_AGENT","parts":[{"text":"t=`;
   for (let seq = 1; seq <= plan.chunks && open; seq++) {
@@ -103,9 +117,9 @@ function handlePost(req: http.IncomingMessage, res: http.ServerResponse, query: 
     const id = ID_PATTERN.exec(body)?.[1] ?? 'null';
     const method = METHOD_PATTERN.exec(body)?.[1];
     if (method === 'SendMessage') {
-      sendJson(res, sendMessageBody(id));
+      sendJson(res, sendMessageBody(id, body));
     } else if (method === 'SendStreamingMessage') {
-      stream(res, id, planOf(body, query)).catch(() => res.destroy());
+      stream(res, id, body, planOf(body, query)).catch(() => res.destroy());
     } else {
       sendJson(res, `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found"}}`);
     }

@@ -8,8 +8,14 @@
  * stay `ab.ts`'s and the full bench's to report.
  *
  *   node --import tsx bench/instructions.ts --build <dist dir>[@JSON] [--build <dist dir>[@JSON] …]
- *        [--requests 1500] [--chunks 200] [--pace-ms 50] [--only blocking,facade,stream,facade-stream]
- *        [--threads all|main]
+ *        [--requests 1500] [--chunks 200] [--pace-ms 50]
+ *        [--only blocking,facade,facade-follow-up,stream,facade-stream] [--threads all|main]
+ *
+ * `facade-follow-up` is a conversation's second message (lib/follow-ups.ts): `--requests` conversations are opened
+ * before each window, uninstrumented, and each window's calls follow them up. A follow-up continues its
+ * conversation's task, so the registry holds as many tasks as `facade`'s does, after twice the calls. Whichever
+ * measure runs first in a gateway counted about 100 k main-thread instructions more per send than it did second
+ * (fifty-ninth pass): compare the two in separate invocations, or at the same place in one.
  *
  * `@JSON` lays config overrides over that build's gateway: one build twice, once with a feature off, is
  * an ablation (`--build dist --build 'dist@{"metrics":{"enabled":false}}'`).
@@ -51,6 +57,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
+import { call, followingUp, ready, stream, type Load, type Prepared } from './lib/calls.js';
 import { killAll, REPO_ROOT, spawnChild } from './lib/processes.js';
 import {
   sendMessageBody,
@@ -82,42 +89,22 @@ const chunks = Number(values.chunks);
 const paceMs = Number(values['pace-ms']);
 
 /** `stream` is one 1.0 SendStreamingMessage, `facade-stream` one 0.2.5 message/stream: counted per event. */
-type Measure = 'blocking' | 'facade' | 'stream' | 'facade-stream';
-const MEASURES: readonly Measure[] = ['blocking', 'facade', 'stream', 'facade-stream'];
+type Measure = 'blocking' | 'facade' | 'facade-follow-up' | 'stream' | 'facade-stream';
+const MEASURES: readonly Measure[] = ['blocking', 'facade', 'facade-follow-up', 'stream', 'facade-stream'];
 const perEvent = (measure: Measure): boolean => measure === 'stream' || measure === 'facade-stream';
 const measures = values.only.split(',').filter((name): name is Measure => (MEASURES as readonly string[]).includes(name));
 
-/** One unit of load: a call whose answer is read whole; returns the events it carried (1 for a call). */
-type Load = (client: Client) => Promise<number>;
-
-const call =
-  (headers: Readonly<Record<string, string>>, body: string): Load =>
-  async (client) => {
-    const answer = await client.request({ method: 'POST', path: '/', headers, body });
-    const text = await answer.body.text();
-    if (answer.statusCode !== 200 || !text.includes('"result"')) throw new Error(`unexpected answer ${answer.statusCode}: ${text.slice(0, 200)}`);
-    return 1;
-  };
-
-const stream =
-  (headers: Readonly<Record<string, string>>, body: string): Load =>
-  async (client) => {
-    const answer = await client.request({ method: 'POST', path: '/', headers, body });
-    const text = await answer.body.text();
-    return text.split('\n\n').filter((frame) => frame.startsWith('data:')).length;
-  };
-
-const LOADS: Record<Measure, { load: Load; times: number }> = {
-  blocking: { load: call(V1_HEADERS, sendMessageBody()), times: requests },
-  facade: { load: call(V025_HEADERS, v025SendBody()), times: requests },
-  stream: { load: stream(V1_STREAM_HEADERS, streamBody({ chunks, delayMs: paceMs })), times: 1 },
-  'facade-stream': { load: stream(V025_STREAM_HEADERS, v025StreamBody({ chunks, delayMs: paceMs })), times: 1 },
+const LOADS: Record<Measure, { prepared: Prepared; times: number }> = {
+  blocking: { prepared: ready(call(V1_HEADERS, sendMessageBody())), times: requests },
+  facade: { prepared: ready(call(V025_HEADERS, v025SendBody())), times: requests },
+  'facade-follow-up': { prepared: followingUp(requests), times: requests },
+  stream: { prepared: ready(stream(V1_STREAM_HEADERS, streamBody({ chunks, delayMs: paceMs }))), times: 1 },
+  'facade-stream': { prepared: ready(stream(V025_STREAM_HEADERS, v025StreamBody({ chunks, delayMs: paceMs }))), times: 1 },
 };
 
-async function repeat(client: Client, measure: Measure): Promise<number> {
-  const { load, times } = LOADS[measure];
+async function repeat(client: Client, measure: Measure, load: Load): Promise<number> {
   let units = 0;
-  for (let i = 0; i < times; i++) units += await load(client);
+  for (let i = 0; i < LOADS[measure].times; i++) units += await load(client, i);
   return units;
 }
 
@@ -200,10 +187,12 @@ async function countBuild(spec: string, agentUrl: string): Promise<Record<Measur
     const client = new Client(url);
     const perUnit = {} as Record<Measure, number>;
     for (const measure of measures) {
-      await repeat(client, measure);
+      const { prepared } = LOADS[measure];
+      await repeat(client, measure, await prepared(client));
+      const load = await prepared(client);
       control(pid, '-z');
       control(pid, '-i', 'on');
-      const units = await repeat(client, measure);
+      const units = await repeat(client, measure, load);
       control(pid, '-d', measure);
       control(pid, '-i', 'off');
       const count = dumpedCount(out);
