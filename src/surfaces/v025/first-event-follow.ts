@@ -1,4 +1,4 @@
-import { Forwarder } from '../../core/iterable-stages.js';
+import { Forwarder, returnThenDone } from '../../core/iterable-stages.js';
 import type { StreamResponse } from '../../model/index.js';
 
 /** How long, and until what, a turn followed past its bound is read on (unwatched-turns.ts boundSendTurn). */
@@ -12,6 +12,13 @@ export interface FollowBound {
 }
 
 /**
+ * Where a turn's follow stands: its first event awaited (`first`), come (`passed`: the events pass through), or
+ * followed past the bound (`following`) until its call is let go (`over`).
+ */
+const Stage = { first: 0, passed: 1, following: 2, over: 3 } as const;
+type Stage = (typeof Stage)[keyof typeof Stage];
+
+/**
  * A message/send turn whose bound passed before the agent's first event, its message sent as a new task's: the agent
  * may be at work on a task that has no id yet, which nothing could note (cut-turns.ts). Its caller is answered at the
  * bound (the reply reads `told` in place of the first event), and the upstream call is read on, unwatched, until
@@ -23,29 +30,35 @@ export interface FollowBound {
  * same way, its reply ended with the hang-up's reason, which nobody reads.
  *
  * The events pass through untouched once the first one came: only a turn whose first event is still awaited is followed.
+ * It is itself the reply's reader of the events, and past the first event a Forwarder: the stages of the reply read
+ * the source through it. A turn that is not followed pays one object and its first read's promise, nothing per event
+ * (the fifty-seventh pass priced the layer at 2.1 KB per facade send when it was an iterable, a reader and closures).
  */
-export class FirstEventFollow {
+export class FirstEventFollow extends Forwarder implements AsyncIterableIterator<StreamResponse> {
+  #source: AsyncIterable<StreamResponse> | undefined;
   #iterator: AsyncIterator<StreamResponse> | undefined;
+  #stage: Stage = Stage.first;
   /** The reply's read of the first event, under way. */
   #pending: Promise<IteratorResult<StreamResponse>> | undefined;
   #detach: ((told: unknown) => void) | undefined;
-  #firstRead = false;
   #told: unknown;
-  #following = false;
-  #over = false;
-  readonly #ends: (() => void)[] = [];
+  /** What waits for a followed call to be let go: made only for a followed turn. */
+  #ends: (() => void)[] | undefined;
 
   /** `stop`: ends the upstream call (the call's abort). */
-  constructor(private readonly stop: (reason: unknown) => void) {}
+  constructor(private readonly stop: (reason: unknown) => void) {
+    super();
+  }
 
-  /** The turn's events as its reply reads them. */
+  /** The turn's events as its reply reads them: read through this follow, opened when the reply opens them. */
   events(source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> {
-    return { [Symbol.asyncIterator]: () => this.#reader(source[Symbol.asyncIterator]()) };
+    this.#source = source;
+    return this;
   }
 
   /** The call is followed past the bound: nothing else ends it. */
   get following(): boolean {
-    return this.#following && !this.#over;
+    return this.#stage === Stage.following;
   }
 
   /** The reply awaits the turn's first event: the call can be followed past the bound. */
@@ -62,51 +75,59 @@ export class FirstEventFollow {
     const pending = this.#pending;
     const iterator = this.#iterator;
     if (!pending || !iterator) return outlives();
-    this.#following = true;
+    this.#stage = Stage.following;
     this.#told = told;
+    this.#ends ??= [];
     this.#detach?.(told);
     void this.#readOn(pending, iterator, bound).finally(outlives);
   }
 
   /** Runs `end` once the turn is over: at once, or, for a followed turn, once its call was let go. */
   ended(end: () => void): void {
-    if (this.#following && !this.#over) this.#ends.push(end);
+    if (this.#stage === Stage.following) this.#ends!.push(end);
     else end();
   }
 
-  #reader(iterator: AsyncIterator<StreamResponse>): AsyncIterator<StreamResponse> {
-    this.#iterator = iterator;
-    return new FirstEventReader(iterator, {
-      forwards: () => this.#firstRead && !this.#following,
-      next: () => {
-        if (this.#following) return Promise.reject(this.#told);
-        if (this.#firstRead) return iterator.next();
-        const pending = iterator.next();
-        this.#pending = pending;
-        return new Promise((resolve, reject) => {
-          this.#detach = reject;
-          pending.then(
-            (result) => {
-              this.#firstRead = true;
-              this.#letGoOfRead();
-              resolve(result);
-            },
-            (error: unknown) => {
-              // Failed before any event: nothing left to follow.
-              this.#firstRead = true;
-              this.#letGoOfRead();
-              reject(error);
-            },
-          );
-        });
-      },
-      // The reply's end does not end a call still followed: its read goes on below.
-      return: async (value?: unknown) => (this.#following ? { done: true, value } : ((await iterator.return?.(value)) ?? { done: true, value })),
+  forwardsTo(): AsyncIterator<StreamResponse> | undefined {
+    return this.#stage === Stage.passed ? this.#iterator : undefined;
+  }
+
+  [Symbol.asyncIterator](): this {
+    this.#iterator ??= this.#source![Symbol.asyncIterator]();
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StreamResponse>> {
+    const stage = this.#stage;
+    if (stage === Stage.passed) return this.#iterator!.next();
+    if (stage !== Stage.first) return Promise.reject(this.#told);
+    const pending = this.#iterator!.next();
+    this.#pending = pending;
+    return new Promise((resolve, reject) => {
+      this.#detach = reject;
+      pending.then(
+        (result) => {
+          this.#firstSettled();
+          resolve(result);
+        },
+        (error: unknown) => {
+          // Failed before any event: nothing left to follow.
+          this.#firstSettled();
+          reject(error);
+        },
+      );
     });
   }
 
+  return(value?: unknown): Promise<IteratorResult<StreamResponse>> {
+    // The reply's end does not end a call still followed: its read goes on (#readOn).
+    if (this.#stage === Stage.following || this.#stage === Stage.over) return Promise.resolve({ done: true, value });
+    return returnThenDone(this.#iterator);
+  }
+
   /** The first read settled: nothing to follow from now on, nor any event to hold. */
-  #letGoOfRead(): void {
+  #firstSettled(): void {
+    if (this.#stage === Stage.first) this.#stage = Stage.passed;
     this.#pending = undefined;
     this.#detach = undefined;
   }
@@ -129,44 +150,8 @@ export class FirstEventFollow {
     } finally {
       clearTimeout(timer);
       shutdown?.removeEventListener('abort', stop);
-      this.#over = true;
-      for (const end of this.#ends.splice(0)) end();
+      this.#stage = Stage.over;
+      for (const end of this.#ends!.splice(0)) end();
     }
-  }
-}
-
-interface FirstEventReads {
-  /** Past the first event, and not followed: a read is the source's read as it is. */
-  forwards(): boolean;
-  next(): Promise<IteratorResult<StreamResponse>>;
-  return(value?: unknown): Promise<IteratorResult<StreamResponse>>;
-}
-
-/**
- * The reply's reader of a turn's events: past the first event it only hands on the source's reads, so the stages of
- * the reply read the source through it (a Forwarder), adding no promise per event to a facade stream.
- */
-class FirstEventReader extends Forwarder implements AsyncIterableIterator<StreamResponse> {
-  constructor(
-    private readonly source: AsyncIterator<StreamResponse>,
-    private readonly reads: FirstEventReads,
-  ) {
-    super();
-  }
-
-  forwardsTo(): AsyncIterator<StreamResponse> | undefined {
-    return this.reads.forwards() ? this.source : undefined;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<StreamResponse>> {
-    return this.reads.next();
-  }
-
-  return(value?: unknown): Promise<IteratorResult<StreamResponse>> {
-    return this.reads.return(value);
   }
 }
