@@ -168,20 +168,32 @@ export interface SendBound {
  * turn ends as failed, with what was said so far; or, a new task's turn that said nothing yet, it is followed on.
  */
 export function boundSendTurn(ms: number, bound: TurnBound): SendBound {
-  let passed = false;
-  const timer =
-    ms > 0
-      ? setTimeout(() => {
-          passed = true;
-          bound.abort(bound.passed(A2AError.upstreamTimedOut()));
-        }, ms)
-      : undefined;
-  return {
-    get passed() {
-      return passed;
-    },
-    clear: () => clearTimeout(timer),
-  };
+  return new SendTurnBound(ms, bound);
+}
+
+// A class, not a literal with a `passed` getter: that literal is a dictionary-mode object, some hundreds of bytes more
+// on every facade send (docs/performance.md).
+class SendTurnBound implements SendBound {
+  #passed = false;
+  readonly #timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number, bound: TurnBound) {
+    this.#timer =
+      ms > 0
+        ? setTimeout(() => {
+            this.#passed = true;
+            bound.abort(bound.passed(A2AError.upstreamTimedOut()));
+          }, ms)
+        : undefined;
+  }
+
+  get passed(): boolean {
+    return this.#passed;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /**
