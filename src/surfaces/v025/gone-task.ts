@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   A2AError,
   ErrorCode,
-  isTerminalState,
   refusesFinishedTask,
   withFields,
   type AgentCard,
@@ -12,7 +11,8 @@ import {
 import { eventRefusal } from '../../upstream/iac-code/expiry.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
 import type { CallContext } from '../../core/agent-port.js';
-import { createTurnVerdict } from '../../core/turn-verdict.js';
+import { createTurnVerdict, type DecidedTurnVerdict } from '../../core/turn-verdict.js';
+import { JudgedAttempt } from './judged-attempt.js';
 import { withStartedAfreshTold, type StartedAfreshNotes } from './started-afresh.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
@@ -46,19 +46,6 @@ function inFreshContext(asked: SendMessageRequest): SendMessageRequest {
   const { message } = inNewTask(asked);
   return withFields(asked, { message: withFields(message, { contextId: randomUUID() }) });
 }
-
-/**
- * A task event that does not end the turn: how agents open a turn (iac-code's new task, SUBMITTED; an a2a-js
- * agent's task as it stood before the message), before they did anything. Held back until the next event
- * says whether the turn went on or was refused, so that a refused attempt shows nothing.
- */
-const isOpening = (event: StreamResponse): boolean => 'task' in event && !isTerminalState(event.task.status.state);
-
-/**
- * How long an opening waits for the event after it. iac-code's refusal comes right after its opening (one run of
- * its executor); an agent that says nothing more for longer is at work, and its caller is shown the opening then.
- */
-const OPENING_GRACE_MS = 500;
 
 /**
  * What to send instead of `request` when the first event that is not an opening says iac-code refused the turn
@@ -140,76 +127,64 @@ interface Turn extends Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh' | 'told
  * Nothing of the refused attempt is shown, nor pushed: it did nothing with the message. A turn that goes on in a fresh context
  * opens with the words that say the agent has none of the conversation there (`startedAfresh`), once.
  */
-export function inNewTaskIfGone(request: SendMessageRequest, run: AttemptRun, options: GoneTaskOptions = {}): AsyncGenerator<StreamResponse> {
+export function inNewTaskIfGone(request: SendMessageRequest, run: AttemptRun, options: GoneTaskOptions = {}): AsyncIterableIterator<StreamResponse> {
   const { movedTo, startedAfresh, toldAfresh } = options;
-  return attempt(request, run, { asked: options.asked ?? request, movedTo, startedAfresh, toldAfresh }, MAX_RETRIES);
+  return new GoneTaskAttempt(request, run, { asked: options.asked ?? request, movedTo, startedAfresh, toldAfresh }, MAX_RETRIES);
 }
 
-async function* attempt(request: SendMessageRequest, run: AttemptRun, turn: Turn, retries: number): AsyncGenerator<StreamResponse> {
-  const { asked } = turn;
-  const aimedAt = request.message.taskId;
+/** One attempt of the turn, sent again in a new task (or a fresh context) when the agent refuses it for what it lost. */
+class GoneTaskAttempt extends JudgedAttempt<SendMessageRequest> {
+  readonly #request: SendMessageRequest;
+  readonly #run: AttemptRun;
+  readonly #turn: Turn;
+  readonly #retries: number;
   // An attempt that may be sent again is told dropped or taken (push registers an inline webhook only for the taken one).
-  const verdict = retries > 0 ? createTurnVerdict() : undefined;
-  const source = run(request, { turnVerdict: verdict, pushConfigsOf: turn.movedFrom })[Symbol.asyncIterator]();
-  const held: StreamResponse[] = [];
-  // The source's next result once it is asked for; `next` is it when it came in time to decide on.
-  let pending = source.next();
-  let next: IteratorResult<StreamResponse> | undefined;
-  try {
-    next = await pending;
-    // One opening is held, for the one event after it: an agent that streams its turn as task snapshots sends
-    // opening after opening, and holding each for the next would show nothing until its turn's end.
-    if (!next.done && isOpening(next.value)) {
-      held.push(next.value);
-      pending = source.next();
-      // Read by the loop below when it comes late; until then a failure of it is no unhandled rejection.
-      pending.catch(() => undefined);
-      next = await within(pending, OPENING_GRACE_MS);
-    }
-  } catch (error) {
-    const gone = held.length === 0 && aimedAt !== undefined && isGoneTask(error, aimedAt);
-    if (!gone || retries === 0) {
-      await verdict?.decide(true);
-      yield* held;
-      throw error;
-    }
-    turn.movedFrom = aimedAt;
-    yield* attempt(inNewTask(asked), run, turn, retries - 1);
-    return;
-  }
-  try {
-    const retry = next === undefined || next.done || retries === 0 ? undefined : retryFor(next.value, request, asked);
-    if (retry) {
-      // Nothing of it is pushed either. Its stream is closed first: it holds the conversation's turn until it ends.
-      await verdict?.decide(false);
-      await source.return?.();
-      turn.movedFrom ??= aimedAt;
-      const moved = retry.message.contextId;
-      const fresh = moved !== request.message.contextId && moved !== undefined;
-      if (fresh) await turn.movedTo?.(moved);
-      const again = attempt(retry, run, turn, retries - 1);
-      // The agent has none of the conversation in the fresh context: its user reads so first (started-afresh.ts).
-      if (fresh && turn.startedAfresh !== undefined && !turn.afreshTold) {
-        turn.afreshTold = true;
-        yield* withStartedAfreshTold(again, turn.startedAfresh, { messageId: retry.message.messageId, told: turn.toldAfresh });
-      } else yield* again;
-      return;
-    }
-    await verdict?.decide(true);
-    yield* held;
-    for (let event = next ?? (await pending); !event.done; event = await source.next()) yield event.value;
-  } finally {
-    await source.return?.();
-  }
-}
+  readonly #verdict: DecidedTurnVerdict | undefined;
 
-/** The promise's value, or undefined when it takes longer than `ms` (it goes on). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
+  constructor(request: SendMessageRequest, run: AttemptRun, turn: Turn, retries: number) {
+    super();
+    this.#request = request;
+    this.#run = run;
+    this.#turn = turn;
+    this.#retries = retries;
+    this.#verdict = retries > 0 ? createTurnVerdict() : undefined;
+  }
+
+  protected open(): AsyncIterable<StreamResponse> {
+    return this.#run(this.#request, { turnVerdict: this.#verdict, pushConfigsOf: this.#turn.movedFrom });
+  }
+
+  protected taken(): Promise<void> | undefined {
+    return this.#verdict?.decide(true);
+  }
+
+  protected dropped(): Promise<void> | undefined {
+    return this.#verdict?.decide(false);
+  }
+
+  /** Refused before the first event because the agent no longer has the task aimed at: a new task of the context. */
+  protected insteadOfFailure(error: unknown): AsyncIterable<StreamResponse> | undefined {
+    const aimedAt = this.#request.message.taskId;
+    if (this.#retries === 0 || aimedAt === undefined || !isGoneTask(error, aimedAt)) return undefined;
+    this.#turn.movedFrom = aimedAt;
+    return new GoneTaskAttempt(inNewTask(this.#turn.asked), this.#run, this.#turn, this.#retries - 1);
+  }
+
+  protected refusal(first: IteratorResult<StreamResponse>): SendMessageRequest | undefined {
+    return first.done || this.#retries === 0 ? undefined : retryFor(first.value, this.#request, this.#turn.asked);
+  }
+
+  protected async again(retry: SendMessageRequest): Promise<AsyncIterable<StreamResponse>> {
+    const turn = this.#turn;
+    const { contextId } = this.#request.message;
+    turn.movedFrom ??= this.#request.message.taskId;
+    const moved = retry.message.contextId;
+    const fresh = moved !== contextId && moved !== undefined;
+    if (fresh) await turn.movedTo?.(moved);
+    const again = new GoneTaskAttempt(retry, this.#run, turn, this.#retries - 1);
+    // The agent has none of the conversation in the fresh context: its user reads so first (started-afresh.ts).
+    if (!fresh || turn.startedAfresh === undefined || turn.afreshTold) return again;
+    turn.afreshTold = true;
+    return withStartedAfreshTold(again, turn.startedAfresh, { messageId: retry.message.messageId, told: turn.toldAfresh });
   }
 }

@@ -213,6 +213,35 @@ describe('an agent that streams its turn as task snapshots', () => {
     expect(first.value).toMatchObject({ task: { artifacts: [{ parts: [{ text: 'part 1' }] }] } });
     // Decided on the snapshot after it: the agent's later snapshots were not read ahead to decide.
     expect(pulled).toBe(2);
-    await events.return(undefined);
+    await events.return?.();
+  });
+});
+
+describe('a turn its reader lets go of, or that fails after its opening', () => {
+  const opening: StreamResponse = { task: { id: 'OLD', contextId: 'C', status: { state: 'TASK_STATE_SUBMITTED' } } };
+
+  it('sends nothing when let go of before its first read', async () => {
+    let sent = 0;
+    const run = async function* (): AsyncGenerator<StreamResponse> {
+      sent++;
+      yield answer;
+    };
+    const events = inNewTaskIfGone(request, run)[Symbol.asyncIterator]();
+    expect(await events.return?.()).toMatchObject({ done: true });
+    expect(sent).toBe(0);
+    expect((await events.next()).done).toBe(true);
+  });
+
+  it("shows the opening, then the agent's failure right after it, as the turn's own", async () => {
+    const sent: SendMessageRequest[] = [];
+    const run = async function* (asked: SendMessageRequest): AsyncGenerator<StreamResponse> {
+      sent.push(asked);
+      yield opening;
+      throw A2AError.taskNotFound('OLD');
+    };
+    const events = inNewTaskIfGone(request, run)[Symbol.asyncIterator]();
+    expect((await events.next()).value).toEqual(opening);
+    await expect(events.next()).rejects.toMatchObject({ code: A2AError.taskNotFound('OLD').code });
+    expect(sent).toHaveLength(1);
   });
 });
