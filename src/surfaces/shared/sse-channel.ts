@@ -7,6 +7,9 @@ import { untilShutdown } from './shutdown-watch.js';
 
 export type { SseEnd, SseObserver, SseOptions };
 
+/** The wake-ups' microtask (sse-reader.ts has the same): a reaction to one settled promise, no `AsyncResource` per wake-up. */
+const settled = Promise.resolve();
+
 /**
  * One SSE stream, independent of where its bytes go: a web ReadableStream (sse.ts) or the Node
  * response itself (sse-direct.ts). The consumer pulls with read(); the source is pulled only then,
@@ -184,17 +187,21 @@ export class SseChannel {
     if (!this.reader || this.delivering) return;
     this.delivering = true;
     // A microtask later, as an awaiting loop would resume: what is queued in this same turn goes out in the same text.
-    queueMicrotask(() => this.deliver());
+    void settled.then(this.deliver);
   }
 
-  private deliver(): void {
+  /**
+   * Only an observer's `end` (in `take`) can throw here: the throw rejects the reaction's promise, an unhandled
+   * rejection that serve.ts logs, where `queueMicrotask` made it an uncaught exception that ended the gateway.
+   */
+  private readonly deliver = (): void => {
     this.delivering = false;
     const reader = this.reader;
     const text = reader && this.take();
     if (text === undefined) return;
     this.reader = undefined;
     reader!(text);
-  }
+  };
 
   private close(): void {
     this.closed = true;
