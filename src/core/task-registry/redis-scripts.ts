@@ -131,3 +131,15 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
 end
 return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
 `;
+
+/**
+ * The task a context's latest pointer names, its hash's fields as loadTasks reads a task's: one round trip where
+ * a GET of the pointer and then the task's HMGET were two (every message that names a context reads it).
+ * KEYS: the owner's pointer in the context (P o:O:l:C). ARGV: taskKeyPrefix ('P t:').
+ * Returns {d, o, u, n} (nil where the hash has none: a task gone), or {} when there is no pointer.
+ */
+export const LATEST_IN_CONTEXT_SCRIPT = `
+local id = redis.call('GET', KEYS[1])
+if not id then return {} end
+return redis.call('HMGET', ARGV[1] .. id, 'd', 'o', 'u', 'n')
+`;

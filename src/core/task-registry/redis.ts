@@ -5,8 +5,9 @@ import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamRes
 import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { contextOwnerTtl } from './context-owner.js';
-import { CLAIM_CONTEXT_SCRIPT, PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
-import { contextFragment, listFilter, matchesLoadFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
+import { CLAIM_CONTEXT_SCRIPT, LATEST_IN_CONTEXT_SCRIPT, PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
+import { taskKept, type TaskFields } from './redis-task-fields.js';
+import { contextFragment, listFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
 import { tenantOf } from '../tenants.js';
 import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis/connection.js';
@@ -40,6 +41,7 @@ type Change = (current: Task | undefined) => Task | undefined;
 const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
 const CLAIM_CONTEXT_COMMAND = 'a2aBridgeClaimContext';
+const LATEST_IN_CONTEXT_COMMAND = 'a2aBridgeLatestInContext';
 const MAX_WRITE_ATTEMPTS = 32;
 const PRUNE_BATCH = 500;
 
@@ -58,6 +60,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
   const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);
   const claimContextScript = redisScript(redis, CLAIM_CONTEXT_COMMAND, 2, CLAIM_CONTEXT_SCRIPT);
+  const latestPointedScript = redisScript(redis, LATEST_IN_CONTEXT_COMMAND, 1, LATEST_IN_CONTEXT_SCRIPT);
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
   const writeScript: typeof write = (...args) => refusals.track(write(...args));
 
@@ -170,10 +173,8 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     const tasks: Array<TaskInScope & { updatedMicros: number }> = [];
     for (const [error, value] of replies) {
       if (error) throw error;
-      const [doc, taskOwner, updated, taskTenant] = value as [string | null, string | null, string | null, string | null];
-      const task = parseDoc(doc)?.task;
-      const tenant = taskTenant ?? '';
-      if (task && matchesLoadFilter({ task, owner: taskOwner, tenant }, filter)) tasks.push({ task, tenant, updatedMicros: Number(updated ?? 0) });
+      const task = taskKept(value as TaskFields, filter);
+      if (task) tasks.push(task);
     }
     return tasks;
   }
@@ -184,12 +185,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   }
 
   async function latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined> {
-    // One task read, not the whole context's: this runs for every message that names a context.
-    const latestId = await refusals.read(redis.get(keys.latest(owner, contextId)));
-    if (latestId !== null) {
-      const [latest] = await loadTasks([latestId], { owner, contextId });
-      if (latest) return { task: latest.task, tenant: latest.tenant };
-    }
+    // One task read, not the whole context's, in the script that reads its pointer: every message that names a context asks.
+    const fields = await refusals.read(latestPointedScript(keys.latest(owner, contextId), keys.taskPrefix));
+    const pointed = taskKept(fields as TaskFields, { owner, contextId });
+    if (pointed) return { task: pointed.task, tenant: pointed.tenant };
     // Written before the pointer existed, or its task is gone: find the latest among the context's tasks
     // in the default tenant's index (where every task was before tenants; a tenant's always had the pointer).
     const members = await refusals.read(redis.zrevrangebylex(keys.context(keys.owner(owner), contextId), '+', '-'));
