@@ -191,16 +191,24 @@ export class SseChannel {
   }
 
   /**
-   * Only an observer's `end` (in `take`) can throw here: the throw rejects the reaction's promise, an unhandled
-   * rejection that serve.ts logs, where `queueMicrotask` made it an uncaught exception that ended the gateway.
+   * Only an observer's `end` (in `take`) can throw here. The stream still ends for its writer, and the throw rejects
+   * the reaction's promise: an unhandled rejection that serve.ts logs, not an uncaught exception ending the gateway.
    */
   private readonly deliver = (): void => {
     this.delivering = false;
     const reader = this.reader;
-    const text = reader && this.take();
+    if (!reader) return;
+    let text: string | null | undefined;
+    try {
+      text = this.take();
+    } catch (error) {
+      this.reader = undefined;
+      reader(null);
+      throw error;
+    }
     if (text === undefined) return;
     this.reader = undefined;
-    reader!(text);
+    reader(text);
   };
 
   private close(): void {
