@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import { GATEWAY_FAILURES } from '../../src/model/index.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../support/redis.js';
 import { taskOf } from './registry-fixtures.js';
 
 beforeAll(requireRedis);
@@ -17,10 +17,7 @@ beforeAll(requireRedis);
 const probe = new Redis(REDIS_URL, { lazyConnect: true });
 const prefixes: string[] = [];
 afterAll(async () => {
-  for (const prefix of prefixes) {
-    const keys = await probe.keys(`${prefix}*`);
-    if (keys.length > 0) await probe.del(...keys);
-  }
+  await Promise.all(prefixes.map(deleteRedisKeys));
   await probe.quit();
 });
 
