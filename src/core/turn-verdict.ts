@@ -12,9 +12,13 @@ export interface TurnVerdict {
   onDecided(listener: (taken: boolean) => Promise<void> | void): void;
 }
 
-/** A verdict its surface gives with `decide`, which resolves once every listener is done. */
+/**
+ * A verdict its surface gives with `decide`, which resolves once every listener is done: undefined when there is
+ * nothing to wait for (told already, or no listener: push notifications off), so that a facade attempt that may be
+ * sent again pays no async frame for it.
+ */
 export interface DecidedTurnVerdict extends TurnVerdict {
-  decide(taken: boolean): Promise<void>;
+  decide(taken: boolean): Promise<void> | undefined;
 }
 
 export function createTurnVerdict(): DecidedTurnVerdict {
@@ -25,10 +29,14 @@ export function createTurnVerdict(): DecidedTurnVerdict {
       if (verdict === undefined) listeners.push(listener);
       else void listener(verdict);
     },
-    async decide(taken) {
-      if (verdict !== undefined) return;
+    decide(taken) {
+      if (verdict !== undefined) return undefined;
       verdict = taken;
-      await Promise.all(listeners.splice(0).map(async (listener) => listener(taken)));
+      return listeners.length === 0 ? undefined : toldAll(listeners.splice(0), taken);
     },
   };
+}
+
+async function toldAll(listeners: Array<(taken: boolean) => Promise<void> | void>, taken: boolean): Promise<void> {
+  await Promise.all(listeners.map(async (listener) => listener(taken)));
 }
