@@ -1,8 +1,8 @@
-import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { journaledEntries } from '../src/journaled-file.js';
+import { tempDirs } from './support/temp-dirs.js';
 
 interface Entry {
   key: string;
@@ -10,13 +10,9 @@ interface Entry {
 }
 
 describe('entries kept as a snapshot and a journal of changes (journaled-file.ts)', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = tempDirs('a2a-bridge-journaled-');
   const files = async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-journaled-'));
-    dirs.push(dir);
+    const dir = await tempDir();
     return { snapshotPath: join(dir, 'entries.json'), journalPath: join(dir, 'entries.jsonl') };
   };
   /** A store as a caller keeps one: its live entries in a Map, each change journaled. */

@@ -7,10 +7,9 @@
  * and follow lost for good, silently).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { startFileProblems } from '../../src/start/checks.js';
@@ -19,21 +18,14 @@ import { createFileFollowJournal, type FollowEntry } from '../../src/push/follow
 import { createKeyRing } from '../../src/push/secrets.js';
 import { silentLogger } from '../../src/push/queue/types.js';
 import { Journal } from '../../src/push/queue/journal.js';
+import { tempDirs } from '../support/temp-dirs.js';
 import { STALE_TEMP_MS } from '../../src/atomic-file.js';
 
 const keyRing = createKeyRing([`k:${randomBytes(32).toString('base64')}`]);
 const options = { keyRing, maxConfigsPerTask: 3, allowPrivate: false, logger: silentLogger };
 const url = 'https://hooks.example.com/a2a-secret-path';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-async function stateDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'push-crash-left-'));
-  dirs.push(dir);
-  return dir;
-}
+const stateDir = tempDirs('push-crash-left-');
 
 /**
  * From now on push_configs.json and its journal push_configs.jsonl cannot be written, as on a full disk: a folder

@@ -5,10 +5,9 @@
  * both, and closing folds the journal into a snapshot the release before reads whole, as it wrote it.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
 import { createLogger } from '../../src/log.js';
@@ -22,20 +21,13 @@ import { createKeyRing, openConfig, sealConfig, type SealedPushConfig } from '..
 import { readSnapshot } from '../../src/snapshot-file.js';
 import { stubUpstream } from '../support/gateway-stubs.js';
 import { keptFollows } from '../support/push-state-files.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
 const keyRing = createKeyRing([`k:${randomBytes(32).toString('base64')}`]);
 const options = { keyRing, maxConfigsPerTask: 10, allowPrivate: false, logger: silentLogger };
 const url = 'https://hooks.example.com/a2a';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-async function stateDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'push-journaled-'));
-  dirs.push(dir);
-  return dir;
-}
+const stateDir = tempDirs('push-journaled-');
 
 interface SavedConfig {
   owner: string;

@@ -1,13 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
 import { readSnapshot } from '../../../src/snapshot-file.js';
 import { createLocalCutTurnNotes, type CutTurnNote } from '../../../src/surfaces/v025/cut-turn-notes.js';
 import { messageDigest } from '../../../src/surfaces/v025/repeated-message.js';
 import { restCursor, restEvents, type TurnSoFar } from '../../../src/surfaces/v025/turn-rest.js';
+import { tempDirs } from '../../support/temp-dirs.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const note = (taskId: string): CutTurnNote => ({
@@ -23,17 +22,10 @@ const note = (taskId: string): CutTurnNote => ({
   },
 });
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('a2a-bridge-cut-notes-');
 
 /** A `persistence-dir` of the test's own (the store makes the folder), removed after it. */
-const fresh = async (): Promise<string> => {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-cut-notes-'));
-  dirs.push(dir);
-  return join(dir, 'state');
-};
+const fresh = async (): Promise<string> => join(await tempDir(), 'state');
 
 describe('the notes of cut turns, kept in persistence-dir under store: memory', () => {
   it('a note outlives the process: the next one reads what its user was shown, files and all', async () => {
