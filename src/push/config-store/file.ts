@@ -133,7 +133,8 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
       if (!keys) return;
       byTask.delete(taskId);
       // A line per config: an eviction does not rewrite the configs of every other task.
-      await Promise.all([...keys].map((key) => (saved.delete(key), file.forget(key))));
+      for (const key of keys) saved.delete(key);
+      await Promise.all([...keys].map((key) => file.forget(key)));
     },
     close: () => file.compact(),
   };
