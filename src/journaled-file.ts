@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileLines, GroupCommit, isBlank, parseLines, SerialChain } from './append-journal.js';
 import { removeStaleTemps, writeFileAtomic } from './atomic-file.js';
+import { ConfigError } from './config/config-error.js';
+import { errnoText } from './errno-text.js';
 import { readSnapshot } from './snapshot-file.js';
 
 /** An entry kept whole under its key: set again, it replaces the one before. */
@@ -101,6 +103,12 @@ function replay<E>(
   return { changes: changes.length, damaged, keep, follows: true };
 }
 
+const unreadableJournal = (path: string, error: unknown): ConfigError =>
+  new ConfigError(
+    `${resolve(path)} (in persistence-dir) cannot be read (${errnoText(error)}); ` +
+      "make it readable by the gateway's user, or move it aside to start without the changes it holds",
+  );
+
 export interface JournaledEntries<E> {
   /** The entries as the processes before left them: the snapshot, then the journal replayed in order, oldest first. */
   load(): Promise<E[]>;
@@ -130,8 +138,8 @@ export function journaledEntries<E extends object>(
     minLines?: number;
     /**
      * Whether the caller hears failures, not only `onError`: `set` and `forget` reject with their write's error (for
-     * a caller that undoes a change not on disk), `load` with a snapshot that cannot be read (for one that refuses
-     * to start rather than overwrite what an operator could restore). Without it they resolve either way.
+     * a caller that undoes a change not on disk), `load` with a snapshot or journal that cannot be read (for one that
+     * refuses to start rather than overwrite what an operator could restore). Without it they resolve either way.
      */
     rejects?: boolean;
   } & KeyOption<E>,
@@ -232,8 +240,10 @@ export function journaledEntries<E extends object>(
         // Read again for its digest (readSnapshot tells what is wrong with it): what the journal's header must name.
         snapshot = digestOf(await readFile(snapshotPath).catch(() => ''));
         const bytes = await readFile(journalPath).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') onError(error);
-          return Buffer.alloc(0);
+          if (error.code === 'ENOENT') return Buffer.alloc(0);
+          // Read as empty, the journal would be started anew by the first change: what it held, lost for good.
+          if (options.rejects) throw unreadableJournal(journalPath, error);
+          return (onError(error), Buffer.alloc(0));
         });
         const replayed = replay(entries, bytes, snapshot, keyOf);
         [lines, follows] = [replayed.changes, replayed.follows];

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { ConfigError } from '../src/config/config-error.js';
 import { journaledEntries } from '../src/journaled-file.js';
 import { tempDirs } from './support/temp-dirs.js';
 
@@ -130,19 +131,42 @@ describe('entries kept as a snapshot and a journal of changes (journaled-file.ts
     await told.file.compact();
     const errors: unknown[] = [];
     const live = new Map<string, Entry>();
-    const rejecting = journaledEntries<Entry>({ ...paths, live, rejects: true, onError: (error) => void errors.push(error) });
+    const others = await files();
+    const rejecting = journaledEntries<Entry>({ ...others, live, rejects: true, onError: (error) => void errors.push(error) });
     await rejecting.load();
+    await mkdir(others.journalPath);
     await expect(rejecting.set({ key: 'a', value: 1 })).rejects.toThrow(/EISDIR/);
     await expect(rejecting.forget('a')).rejects.toThrow(/EISDIR/);
-    expect(errors.map(String)).toEqual([expect.stringMatching(/EISDIR/), expect.stringMatching(/EISDIR/), expect.stringMatching(/EISDIR/)]);
+    expect(errors.map(String)).toEqual([expect.stringMatching(/EISDIR/), expect.stringMatching(/EISDIR/)]);
+  });
+
+  it('a journal that cannot be read: with `rejects`, load refuses naming it (started anew, it would lose its changes); without, told and read as empty', async () => {
+    const paths = await files();
+    await writeFile(paths.snapshotPath, JSON.stringify([{ key: 'a', value: 1 }]));
+    await mkdir(paths.journalPath);
+    const errors: unknown[] = [];
+    const rejecting = journaledEntries<Entry>({ ...paths, live: new Map(), rejects: true, onError: (error) => void errors.push(error) });
+    const refusal = await rejecting.load().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect(String((refusal as Error).message)).toBe(
+      `${paths.journalPath} (in persistence-dir) cannot be read (EISDIR: illegal operation on a directory); ` +
+        "make it readable by the gateway's user, or move it aside to start without the changes it holds",
+    );
+    expect(errors).toEqual([]);
+    const told = store(paths);
+    expect(await told.file.load()).toEqual([{ key: 'a', value: 1 }]);
+    expect(told.errors.map(String)).toEqual([expect.stringMatching(/EISDIR/)]);
   });
 
   it('with `rejects`, the compaction a failed line calls for waits for the caller’s undoing: it never writes the change that failed', async () => {
     const paths = await files();
-    await mkdir(paths.journalPath);
     const live = new Map<string, Entry>();
     const file = journaledEntries<Entry>({ ...paths, live, rejects: true, onError: () => undefined });
     await file.load();
+    await mkdir(paths.journalPath);
     live.set('a', { key: 'a', value: 1 });
     await expect(file.set({ key: 'a', value: 1 })).rejects.toThrow(/EISDIR/);
     // The caller undoes it after a while of its own (a store restores the config it replaced first).

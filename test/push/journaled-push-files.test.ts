@@ -127,6 +127,9 @@ describe('push_configs.json and its journal', () => {
     await expect(store.create('alice', 'task-1', { id: 'b', url })).rejects.toThrow(/EISDIR/);
     await expect(store.create('alice', 'task-1', { id: 'a', url, token: 'replacing' })).rejects.toThrow(/EISDIR/);
     expect(await shown(store, ['task-1'])).toEqual(['alice task-1 a first']);
+    // Started again meanwhile, the gateway refuses rather than start the journal anew; once the disk is mended, it reads the config kept.
+    await expect(createFileConfigStore({ ...options, dir })).rejects.toThrow(`${journal} (in persistence-dir) cannot be read (EISDIR`);
+    await rm(journal, { recursive: true });
     expect(await shown(await createFileConfigStore({ ...options, dir }), ['task-1'])).toEqual(['alice task-1 a first']);
   });
 });
