@@ -22,6 +22,7 @@ import { createObservability } from './observability/index.js';
 import { createGatewayMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { createTracing } from './observability/tracing.js';
 import { assertPortsAvailable } from './start/port-check.js';
+import { holdPersistenceDir } from './start/persistence-lock.js';
 import { assertRedisKeysFitCluster } from './redis/cluster-check.js';
 import { assertRedisTakesCredentials } from './redis/credentials-check.js';
 import { createGatewayPush } from './gateway-push.js';
@@ -115,6 +116,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await assertPortsAvailable(config);
     await assertRedisTakesCredentials(config, logger);
     await assertRedisKeysFitCluster(config);
+    // Before anything reads or writes its files, and released last (cleanups run in reverse): one gateway per persistence-dir.
+    const releasePersistenceDir = await holdPersistenceDir(config, logger);
+    if (releasePersistenceDir) cleanups.push(releasePersistenceDir);
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.

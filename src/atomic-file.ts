@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
  * one writer's rename took the file the other was still writing, and the other's rename failed (ENOENT).
  * A crash between the write and the move leaves a `<file>.<pid>.<hex>.tmp` that nothing reads: removeStaleTemps.
  */
-const tempPathFor = (path: string): string => `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+export const tempPathFor = (path: string): string => `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
 
 /** Removing a temp file after a failure: the failure is what the caller hears of, not this. */
 const removeQuietly = (temp: string): Promise<void> => unlink(temp).catch(() => undefined);

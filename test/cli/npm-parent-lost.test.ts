@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { startedByNpmInForeground } from '../../src/cli/npm-parent-watch.js';
@@ -20,15 +22,22 @@ const alive = (pid: number): boolean => {
  * `serve` the way npm runs a package's bin or script: under `sh -c`, which npm forwards SIGTERM to and
  * which dies of it without passing it on (`; exit $?` keeps a shell that would exec the command in place).
  * What it started is killed when the test that called it ends (the tests run side by side: the test's own hook).
+ * Each gateway has a persistence-dir of its own: the gateways side by side may not share one.
  */
 async function serveUnderShell(onTestFinished: TestContext['onTestFinished'], env: NodeJS.ProcessEnv) {
   const started: number[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-npm-'));
   onTestFinished(() => {
     for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   });
   const command = `${[process.execPath, ...cliNodeArgs()].map((arg) => `"${arg}"`).join(' ')} serve --port 0; exit $?`;
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && !key.startsWith('npm_')));
-  const shell = spawn('sh', ['-c', command], { cwd: root, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const shell = spawn('sh', ['-c', command], {
+    cwd: root,
+    env: { ...cleanEnv, A2A_BRIDGE_PERSISTENCE_DIR: dir, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const messages: string[] = [];
   let url = '';
   const seen = new Set<(message: string) => void>();
