@@ -16,11 +16,12 @@ import {
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
 import { recordedStateFor } from './dead-holders.js';
+import { withFollowedRecord } from './followed-record.js';
 import { deferIterable, tapIterable } from './iterables.js';
 import { readingOn } from './read-on.js';
 import { streamTurnNaming } from './turn-naming.js';
 import { overlay } from './overlay.js';
-import type { TaskStore } from './task-registry/types.js';
+import type { TaskInScope, TaskStore } from './task-registry/types.js';
 import { tenantField, tenantOf } from './tenants.js';
 import { createUnendedTurns, type UnendedTurns } from './unended-turns.js';
 
@@ -59,8 +60,10 @@ export interface Entry {
   /** The message answers a paused turn (a permission answer) whose own stream holds the lane and records the turn. */
   ridesAlong: boolean;
   /**
-   * A follow-up's task as the registry held it when the message entered, its queued writes done: what the
-   * answer's record builds on (recording.ts), read once here rather than again below.
+   * A follow-up's task as the registry held it when the message entered, its queued writes done, or once its lane was
+   * taken where admission read it then: what the answer's record builds on (recording.ts), read here rather than
+   * again below. Read as the caller's (the registry gives a task to its owner only), in the tenant the message names
+   * (task-scope.ts checked it above).
    */
   followed?: Task | undefined;
 }
@@ -127,7 +130,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
   const unended = deps.unended ?? createUnendedTurns();
 
-  async function admit(request: SendMessageRequest, ctx: CallContext): Promise<Entry & { lease?: Lease }> {
+  async function admit(request: SendMessageRequest, ctx: CallContext): Promise<Entry & { lease?: Lease; held?: Task }> {
     const { message } = request;
     refuseTurnsWhileOutOfReach(registry);
     const { contextId, ridesAlong, followed } = await messageEntry(message, ctx, deps);
@@ -146,14 +149,37 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     // A lane whose holder died with it is taken over once the registry records its turn over (dead-holders.ts).
     const lease = await lanes.tryAcquire(laneKey(contextId), undefined, recordedStateFor(registry, ctx));
     if (!lease) throw contextBusyError(contextId);
-    if (await runsWithoutLane(contextId, ctx)) {
+    // Read once the lane is held: no other turn begins on the context from here on, so what it says stands for this one.
+    const latest = await registry.latestInContext(contextId, ctx.principal);
+    if (await runsWithoutLane(latest, ctx)) {
       await lease.release();
       throw contextBusyError(contextId);
     }
-    // A followed task last seen working was just asked of the agent (runsWithoutLane), whose answer (the
-    // question the follow-up answers) was recorded since the entry read it: read again, then only.
-    const asked = followed && isActiveState(followed.status.state);
-    return { lease, ridesAlong: false, followed: asked ? await registry.get(followed.id, ctx.principal).catch(() => followed) : followed };
+    return withFields({ lease, ridesAlong: false }, await followedOnceHeld(followed, latest, ctx));
+  }
+
+  /**
+   * The followed task as its turn begins (Entry.followed) and, where admission read it once the lane was held, that
+   * read (`held`), which a stream of the turn opens with (stream-opening.ts) rather than read it again. In a
+   * conversation's next turn the followed task is the context's latest, read just now: as it stands, unless the agent
+   * was asked about it (runsWithoutLane), whose answer was recorded since. A followed task the entry last saw working
+   * was just asked of the agent too (the question the follow-up answers recorded since): read again, then only.
+   */
+  async function followedOnceHeld(
+    followed: Task | undefined,
+    latest: TaskInScope | undefined,
+    ctx: CallContext,
+  ): Promise<Pick<Entry, 'followed'> & { held?: Task }> {
+    if (!followed) return { followed };
+    if (latest?.task.id === followed.id && !isActiveState(latest.task.status.state)) return { followed: latest.task, held: latest.task };
+    if (!isActiveState(followed.status.state)) return { followed };
+    const again = await registry.get(followed.id, ctx.principal).then(
+      (task) => ({ task }),
+      () => undefined,
+    );
+    // A read that failed leaves the entry's, and hands nothing below, which reads the task itself.
+    if (!again) return { followed };
+    return again.task ? { followed: again.task, held: again.task } : { followed: undefined };
   }
 
   /**
@@ -163,8 +189,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
    * one conversation per context id. Asked in the task's recorded tenant, where an agent that keeps tasks
    * per tenant knows it.
    */
-  async function runsWithoutLane(contextId: string, ctx: CallContext): Promise<boolean> {
-    const latest = await registry.latestInContext(contextId, ctx.principal);
+  async function runsWithoutLane(latest: TaskInScope | undefined, ctx: CallContext): Promise<boolean> {
     if (!latest || !isActiveState(latest.task.status.state)) return false;
     try {
       const asked = await inner.getTask({ id: latest.task.id, historyLength: 0, ...tenantField(latest.tenant) }, ctx);
@@ -189,14 +214,14 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   /** Admission runs on the first pull, so a refusal is the stream's first error. */
   function sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> {
     return deferIterable(async () => {
-      const { lease: admitted, ridesAlong } = await admit(request, ctx);
+      const { lease: admitted, ridesAlong, followed, held } = await admit(request, ctx);
       let lease = admitted;
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
       let nameTurn = lease && streamTurnNaming(lease, deps.settling, request.message.taskId);
       // A turn of its own whose stream the agent ends before the turn's end (unended-turns.ts).
       const watch = ridesAlong ? undefined : unended.watch();
-      return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
+      return tapIterable(inner.sendStreamingMessage(request, withFollowedRecord(ctx, held), { ridesAlong, followed }), {
         item(event) {
           watch?.saw(event);
           const { contextId } = eventTaskRef(event);

@@ -89,6 +89,13 @@ export interface CallContext {
    * (gone-task.ts). Stored for the new task as an inline config is, before its events are notified.
    */
   pushConfigsOf?: string;
+  /**
+   * The task the call's message continues, as the registry held it once the core took the context's lane for the
+   * turn (admission.ts): a stream of the turn opens with it (stream-opening.ts) without reading it again. Set, or
+   * taken away, by the core on the context it hands below admission (followed-record.ts), never by a surface; what
+   * reads it checks it is the message's task.
+   */
+  followedRecord?: Task;
 }
 
 export interface CallTiming {

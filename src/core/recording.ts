@@ -102,14 +102,18 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     return { scope };
   }
 
-  /** A stream's events, each task it names checked the first time (scopeFor); `unrecorded` hears of each the registry does not know. */
+  /**
+   * A stream's events, each task it names checked the first time (scopeFor); `unrecorded` hears of each the registry
+   * does not know. `scoped`, one read as the caller's in the call's tenant already (Entry.followed), is not read again.
+   */
   function ownEvents(
     source: AsyncIterable<StreamResponse>,
     ctx: CallContext,
     tenant: string,
     unrecorded: (taskId: string) => void,
+    scoped: string | undefined,
   ): AsyncIterable<StreamResponse> {
-    let checked: string[] | undefined;
+    let checked: string[] | undefined = scoped === undefined ? undefined : [scoped];
     return tapIterable(source, {
       item(event) {
         const { taskId } = eventTaskRef(event);
@@ -140,7 +144,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     source: AsyncIterable<StreamResponse>,
     ctx: CallContext,
     tenant: string,
-    said: { followUp?: Message | undefined; opening?: Message | undefined; turnEndsOnAgentError?: boolean } = {},
+    said: { followUp?: Message | undefined; opening?: Message | undefined; turnEndsOnAgentError?: boolean; scoped?: string | undefined } = {},
   ): AsyncIterable<StreamResponse> {
     const meta = metaOf(ctx, tenant);
     // A turn's own stream the agent ends with its error before the turn's end: the turn is recorded failed (read-on.ts endsTheTurn).
@@ -160,7 +164,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return { task: withOpeningMessage(event.task, redaction.message(first)) };
     };
     return openStreams.follow(
-      ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId))),
+      ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId)), said.scoped),
       (event, taskId) => {
         turn?.saw(event);
         return firstOfUnrecorded(taskId) ? writer.foldWritten(opened(event), meta, taskId) : writer.fold(opened(event), meta, taskId);
@@ -251,11 +255,13 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       }
     },
 
-    sendStreamingMessage(request, ctx) {
+    sendStreamingMessage(request, ctx, entry?: Entry) {
       // A permission answer riding along on its paused turn (admission.ts) too: the turn's own stream records the
-      // turn, but the answer is only in this one.
+      // turn, but the answer is only in this one. The followed task admission read is the caller's (Entry.followed).
       const { message } = request;
-      const said = message.taskId ? { followUp: message, turnEndsOnAgentError: true } : { opening: message, turnEndsOnAgentError: true };
+      const said = message.taskId
+        ? { followUp: message, turnEndsOnAgentError: true, scoped: entry?.followed?.id }
+        : { opening: message, turnEndsOnAgentError: true };
       return recorded(inner.sendStreamingMessage(request, ctx), ctx, tenantOf(request), said);
     },
 

@@ -1,6 +1,7 @@
 import type { Message, StreamResponse, Task } from '../model/index.js';
 import { openingTaskOf } from '../translate/index.js';
 import type { AgentPort } from './agent-port.js';
+import { followedRecordOf } from './followed-record.js';
 import { followUpTask } from './follow-up-task.js';
 import { deferIterable, reshapeFirst } from './iterables.js';
 import { overlay } from './overlay.js';
@@ -15,9 +16,9 @@ import type { TaskStore } from './task-registry/types.js';
  * SUBMITTED at the update's time, as a native 1.0 agent opens a turn; the update then says what became of it);
  * a follow-up's is the task as recorded (follow-up-task.ts), as is an opening Task of the ids alone.
  *
- * Only the first event is looked at. The record is read once, before the agent is asked; a record that cannot
- * be read leaves a follow-up's stream as the agent sent it: a Task of the ids alone, recorded over the task,
- * would take its earlier turns away.
+ * Only the first event is looked at. The record is read once, before the agent is asked, unless admission read it
+ * once it held the turn's lane (CallContext.followedRecord); a record that cannot be read leaves a follow-up's
+ * stream as the agent sent it: a Task of the ids alone, recorded over the task, would take its earlier turns away.
  */
 export function streamsOpeningWithTask(inner: AgentPort, registry: Pick<TaskStore, 'get'>): AgentPort {
   return overlay(inner, {
@@ -26,10 +27,14 @@ export function streamsOpeningWithTask(inner: AgentPort, registry: Pick<TaskStor
       const taskId = message.taskId;
       if (!taskId) return reshapeFirst(inner.sendStreamingMessage(request, ctx), (first) => opened(first));
       return deferIterable(async () => {
-        const read = await registry.get(taskId, ctx.principal).then(
-          (task) => ({ task }),
-          () => undefined,
-        );
+        const handed = followedRecordOf(ctx, taskId);
+        const held = handed && { task: handed };
+        const read =
+          held ??
+          (await registry.get(taskId, ctx.principal).then(
+            (task) => ({ task }),
+            () => undefined,
+          ));
         const events = inner.sendStreamingMessage(request, ctx);
         if (!read) return events;
         const { task: recorded } = read;
