@@ -60,6 +60,28 @@ describe("redis registry: a context's latest task, from its pointer", () => {
     }
   });
 
+  it('reads a context without a pointer in one command: none in a new one; its tasks, as before, in one written before pointers', async () => {
+    const { prefix, registry, sent, close } = await registryCounted();
+    try {
+      // The first read may load the script (EVAL after a NOSCRIPT); the ones measured find it loaded.
+      expect(await registry.latestInContext('ctx-0', 'alice')).toBeUndefined();
+      sent.length = 0;
+      // Every conversation's opening message asks of the context it opens.
+      expect(await registry.latestInContext('ctx-new', 'alice')).toBeUndefined();
+      expect(sent.filter((name) => name !== 'eval')).toEqual(['evalsha']);
+
+      await registry.put(taskOf('A0', { contextId: 'ctx-1' }), ALICE);
+      await registry.put(taskOf('A1', { contextId: 'ctx-1' }), ALICE);
+      await probe.del(`${prefix}o:alice:l:ctx-1`);
+      sent.length = 0;
+      expect(await registry.latestInContext('ctx-1', 'alice')).toMatchObject({ task: { id: 'A1' }, tenant: '' });
+      // The context's tasks read together (a pipeline), the index's members having come with the script's answer.
+      expect(sent.filter((name) => name !== 'eval')).toEqual(['evalsha', 'hmget', 'hmget']);
+    } finally {
+      await close();
+    }
+  });
+
   it("answers from the context's tasks, as before, when the pointer names a gone task, another owner's or another context's", async () => {
     const { prefix, registry, close } = await registryCounted();
     const pointer = `${prefix}o:alice:l:ctx-1`;

@@ -134,12 +134,15 @@ return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
 
 /**
  * The task a context's latest pointer names, its hash's fields as loadTasks reads a task's: one round trip where
- * a GET of the pointer and then the task's HMGET were two (every message that names a context reads it).
- * KEYS: the owner's pointer in the context (P o:O:l:C). ARGV: taskKeyPrefix ('P t:').
- * Returns {d, o, u, n} (nil where the hash has none: a task gone), or {} when there is no pointer.
+ * a GET of the pointer and then the task's HMGET were two (every message that names a context reads it). Without a
+ * pointer, the context's tasks in the owner's default tenant, where the caller looks next: a context no task was
+ * recorded in yet (every conversation's opening message reads it, twice) costs one round trip, not two.
+ * KEYS: the owner's pointer in the context (P o:O:l:C), the context's index in the owner's default tenant (P o:O:c:C).
+ * ARGV: taskKeyPrefix ('P t:').
+ * Returns {1, {d, o, u, n}} (nil where the hash has none: a task gone), or {0, members of the index, last first}.
  */
 export const LATEST_IN_CONTEXT_SCRIPT = `
 local id = redis.call('GET', KEYS[1])
-if not id then return {} end
-return redis.call('HMGET', ARGV[1] .. id, 'd', 'o', 'u', 'n')
+if id then return {1, redis.call('HMGET', ARGV[1] .. id, 'd', 'o', 'u', 'n')} end
+return {0, redis.call('ZREVRANGEBYLEX', KEYS[2], '+', '-')}
 `;

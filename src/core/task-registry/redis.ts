@@ -35,6 +35,9 @@ export interface RedisTaskRegistryOptions {
   logger?: RedisWatchLogger;
 }
 
+/** LATEST_IN_CONTEXT_SCRIPT's answer: the fields of the task the pointer names, or the context's index without one. */
+type LatestReply = [pointer: 1, fields: TaskFields] | [pointer: 0, members: string[]];
+
 /** What a write makes of the stored task (undefined: nothing to write). */
 type Change = (current: Task | undefined) => Task | undefined;
 
@@ -60,7 +63,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
   const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);
   const claimContextScript = redisScript(redis, CLAIM_CONTEXT_COMMAND, 2, CLAIM_CONTEXT_SCRIPT);
-  const latestPointedScript = redisScript(redis, LATEST_IN_CONTEXT_COMMAND, 1, LATEST_IN_CONTEXT_SCRIPT);
+  const latestPointedScript = redisScript(redis, LATEST_IN_CONTEXT_COMMAND, 2, LATEST_IN_CONTEXT_SCRIPT);
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
   const writeScript: typeof write = (...args) => refusals.track(write(...args));
 
@@ -186,12 +189,14 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
   async function latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined> {
     // One task read, not the whole context's, in the script that reads its pointer: every message that names a context asks.
-    const fields = await refusals.read(latestPointedScript(keys.latest(owner, contextId), keys.taskPrefix));
-    const pointed = taskKept(fields as TaskFields, { owner, contextId });
+    const index = keys.context(keys.owner(owner), contextId);
+    const reply = (await refusals.read(latestPointedScript(keys.latest(owner, contextId), index, keys.taskPrefix))) as LatestReply;
+    const pointed = reply[0] === 1 ? taskKept(reply[1], { owner, contextId }) : undefined;
     if (pointed) return { task: pointed.task, tenant: pointed.tenant };
     // Written before the pointer existed, or its task is gone: find the latest among the context's tasks
     // in the default tenant's index (where every task was before tenants; a tenant's always had the pointer).
-    const members = await refusals.read(redis.zrevrangebylex(keys.context(keys.owner(owner), contextId), '+', '-'));
+    // Without a pointer the script gave them; past a pointer to no task of the context's they are read now.
+    const members = reply[0] === 0 ? reply[1] : await refusals.read(redis.zrevrangebylex(index, '+', '-'));
     let latest: (TaskInScope & { updatedMicros: number }) | undefined;
     for (const candidate of await loadTasks(members.map(memberTaskId), { owner, contextId })) {
       if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;
