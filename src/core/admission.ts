@@ -16,7 +16,7 @@ import {
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
 import { recordedStateFor } from './dead-holders.js';
-import { withFollowedRecord } from './followed-record.js';
+import { followedRecordOf, withFollowedRecord } from './followed-record.js';
 import { deferIterable, tapIterable } from './iterables.js';
 import { readingOn } from './read-on.js';
 import { streamTurnNaming } from './turn-naming.js';
@@ -94,12 +94,11 @@ export interface AdmissionDeps extends EntryDeps {
  * The context a message goes into (its own, else its task's) and whether it rides along: it answers
  * its task's paused turn (interrupted, iac-code's permission prompts) whose stream still holds the
  * context's lane. A task's follow-up first waits for the task's queued writes, so it sees the state
- * the last turn left.
+ * the last turn left: as task-scope.ts read it with its scope, or read here.
  */
 export async function messageEntry(message: Message, ctx: CallContext, deps: EntryDeps): Promise<Entry & { contextId?: string }> {
   if (!message.taskId) return { ridesAlong: false, ...(message.contextId ? { contextId: message.contextId } : {}) };
-  await deps.settling.settled(message.taskId);
-  const task = await deps.registry.get(message.taskId, ctx.principal);
+  const task = followedRecordOf(ctx, message.taskId) ?? (await recordedNow(message.taskId, ctx, deps));
   if (task) refuseUnfitFollowUp(message, task);
   const contextId = message.contextId ?? task?.contextId;
   const ridesAlong =
@@ -108,6 +107,12 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
     isInterruptedState(task.status.state) &&
     (await deps.lanes.holderTask(deps.laneKey(contextId))) === task.id;
   return { ridesAlong, followed: task, ...(contextId ? { contextId } : {}) };
+}
+
+/** The task as recorded once its queued writes are done, if the caller's. */
+async function recordedNow(taskId: string, ctx: CallContext, deps: EntryDeps): Promise<Task | undefined> {
+  await deps.settling.settled(taskId);
+  return deps.registry.get(taskId, ctx.principal);
 }
 
 /**

@@ -90,10 +90,11 @@ export interface CallContext {
    */
   pushConfigsOf?: string;
   /**
-   * The task the call's message continues, as the registry held it once the core took the context's lane for the
-   * turn (admission.ts): a stream of the turn opens with it (stream-opening.ts) without reading it again. Set, or
-   * taken away, by the core on the context it hands below admission (followed-record.ts), never by a surface; what
-   * reads it checks it is the message's task.
+   * The task the call's message continues, as a decorator of the core read it for those below, which build on it
+   * rather than read it again: as the message entered, its queued writes done, with its scope (task-scope.ts, for
+   * admission.ts); once the context's lane was taken for the turn (admission.ts, for stream-opening.ts). Each sets
+   * it, or takes it away, on the context it hands below (followed-record.ts), never a surface; what reads it checks
+   * it is the message's task.
    */
   followedRecord?: Task;
 }

@@ -1,8 +1,9 @@
-import { A2AError, type Message, type SendMessageRequest, type StreamResponse } from '../model/index.js';
+import { A2AError, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
+import { withFollowedRecord } from './followed-record.js';
 import { deferIterable } from './iterables.js';
 import { overlay } from './overlay.js';
-import type { TaskStore } from './task-registry/types.js';
+import type { TaskScope, TaskStore } from './task-registry/types.js';
 import { tenantOf } from './tenants.js';
 
 /**
@@ -40,7 +41,7 @@ export function tasksNamedBy(message: Pick<Message, 'taskId' | 'referenceTaskIds
 }
 
 export interface TaskScopeDeps {
-  registry: Pick<TaskStore, 'scopeOf'>;
+  registry: Pick<TaskStore, 'scopeOf' | 'scopedTask'>;
   settling: Settling;
   unknownTasks: UnknownTasks;
 }
@@ -61,22 +62,40 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
   /** One read of the registry decides both: the task's owner and its tenant come together (scopeOf). */
   async function visible(taskId: string, tenant: string, ctx: CallContext): Promise<void> {
     await deps.settling.settled(taskId);
-    const scope = await deps.registry.scopeOf(taskId);
+    admitted(taskId, await deps.registry.scopeOf(taskId), tenant, ctx);
+  }
+
+  function admitted(taskId: string, scope: TaskScope | undefined, tenant: string, ctx: CallContext): void {
     if (!ownerAdmits(scope?.owner, ctx, deps.unknownTasks) || (scope !== undefined && scope.tenant !== tenant)) throw A2AError.taskNotFound(taskId);
+  }
+
+  /**
+   * The task a message continues, checked as visible() checks a task, read whole in the same read: admission
+   * builds on the caller's task as it then stood (admission.ts messageEntry), handed to it rather than read again.
+   */
+  async function continued(taskId: string, tenant: string, ctx: CallContext): Promise<Task | undefined> {
+    await deps.settling.settled(taskId);
+    const scoped = await deps.registry.scopedTask(taskId);
+    admitted(taskId, scoped, tenant, ctx);
+    return scoped?.owner === ctx.principal ? scoped.task : undefined;
   }
 
   /**
    * Every task a message names must be visible, the ones it refers to as much as the one it continues:
    * the first hidden one, in the message's order, is the answer, so which is refused does not depend on
-   * which read comes back first. The reads go out together (a message may refer to many tasks).
+   * which read comes back first. The reads go out together (a message may refer to many tasks). The call's
+   * context for below: with the task the message continues as read here (CallContext.followedRecord).
    */
-  async function messageVisible(request: SendMessageRequest, ctx: CallContext): Promise<void> {
+  async function messageVisible(request: SendMessageRequest, ctx: CallContext): Promise<CallContext> {
     const taskIds = tasksNamedBy(request.message);
-    if (taskIds.length === 0) return;
+    if (taskIds.length === 0) return ctx;
     const tenant = tenantOf(request);
+    let record: Task | undefined;
+    const check = (taskId: string): Promise<void> =>
+      taskId === request.message.taskId ? continued(taskId, tenant, ctx).then((task) => void (record = task)) : visible(taskId, tenant, ctx);
     const refusals = await Promise.all(
       taskIds.map((taskId) =>
-        visible(taskId, tenant, ctx).then(
+        check(taskId).then(
           () => undefined,
           (error: unknown) => ({ error }),
         ),
@@ -84,6 +103,7 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
     );
     const refused = refusals.find((refusal) => refusal !== undefined);
     if (refused) throw refused.error;
+    return withFollowedRecord(ctx, record);
   }
 
   type Tenanted = { tenant?: string };
@@ -108,12 +128,12 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
     scoped((request: R) => request.taskId, call);
   return overlay(inner, {
     async sendMessage(request, ctx) {
-      await messageVisible(request, ctx);
-      return inner.sendMessage(request, ctx);
+      return inner.sendMessage(request, await messageVisible(request, ctx));
     },
     sendStreamingMessage(request, ctx) {
-      const open = () => inner.sendStreamingMessage(request, ctx);
-      return tasksNamedBy(request.message).length > 0 ? scopedStream(() => messageVisible(request, ctx), open) : open();
+      // Checked on the first pull, so a hidden task is the stream's first error.
+      const open = async () => inner.sendStreamingMessage(request, await messageVisible(request, ctx));
+      return tasksNamedBy(request.message).length > 0 ? deferIterable(open) : inner.sendStreamingMessage(request, ctx);
     },
     getTask: byId((request, ctx) => inner.getTask(request, ctx)),
     cancelTask: byId((request, ctx) => inner.cancelTask(request, ctx)),

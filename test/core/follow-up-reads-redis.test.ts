@@ -1,9 +1,10 @@
 /**
  * What a follow-up (a message naming the context's paused task) asks the Redis registry of its task before and as
- * its stream opens, each a round trip to a Redis that is remote in production: its scope once (task-scope.ts) and its
- * record once (admission.ts). The record admission reads once the context's lane is held (the context's latest task)
- * is the one the stream opens with (stream-opening.ts), and the task admission read as the caller's is not scoped
- * again at its first event (recording.ts). The caller is shown the same stream. Against a real Redis.
+ * its stream opens, each a round trip to a Redis that is remote in production: its scope and its record, once, in one
+ * read (task-scope.ts, which hands the record to admission.ts). The record admission reads once the context's lane is
+ * held (the context's latest task) is the one the stream opens with (stream-opening.ts), and the task admission read
+ * as the caller's is not scoped again at its first event (recording.ts). The caller is shown the same stream. Against
+ * a real Redis.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -54,7 +55,7 @@ async function gatewayCounted(upstream: ReturnType<typeof stubUpstream>) {
 }
 
 describe("a follow-up's reads of its task in the Redis registry", () => {
-  it('reads its scope once and its record once; its stream opens with the task as recorded, the follow-up last', async () => {
+  it('reads its scope and its record in one read; its stream opens with the task as recorded, the follow-up last', async () => {
     // iac-code's turns: a new task's stream opens with its Task, a follow-up's with a status update, each ends waiting for input.
     const upstream = stubUpstream({
       async *sendStreamingMessage(request) {
@@ -85,8 +86,8 @@ describe("a follow-up's reads of its task in the Redis registry", () => {
       'TASK_STATE_INPUT_REQUIRED',
     ]);
     // Each read of the task's hash by the client (its writes and the latest task's read run in scripts): its scope,
-    // checked by the outermost decorator, and its record as the message entered.
+    // checked by the outermost decorator, with its record as the message entered.
     const reads = sent.filter(([name, key]) => name === 'hmget' && key === taskKey('t-1')).map(([, , ...fields]) => fields.join(' '));
-    expect(reads).toEqual(['o n', 'd o']);
+    expect(reads).toEqual(['d o n']);
   });
 });

@@ -26,8 +26,13 @@ export function tenantsContract({ open, replica }: ContractScope): void {
     // get is the owner's, whatever the tenant: what names a task is scoped to its tenant above the registry.
     expect((await registry.get('acme-1', ALICE.owner))?.id).toBe('acme-1');
     expect(await registry.get('acme-1', BOB.owner)).toBeUndefined();
+    // Both in the one read, whoever asks (the caller's scope is judged above the registry, task-scope.ts).
+    expect(await registry.scopedTask('acme-1')).toEqual({ owner: ALICE.owner, tenant: 'acme', task: await registry.get('acme-1', ALICE.owner) });
+    expect(await registry.scopedTask('plain-1')).toMatchObject({ owner: ALICE.owner, tenant: '', task: { id: 'plain-1' } });
+    expect(await registry.scopedTask('unknown')).toBeUndefined();
     // Another replica reads the same.
     expect(await replica().scopeOf('acme-1')).toEqual({ owner: ALICE.owner, tenant: 'acme' });
+    expect(await replica().scopedTask('acme-1')).toMatchObject({ owner: ALICE.owner, tenant: 'acme', task: { id: 'acme-1' } });
   });
 
   it("lists under a tenant only that tenant's tasks, and without one only the default tenant's", async () => {

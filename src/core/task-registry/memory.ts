@@ -220,6 +220,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       return record && { owner: record.owner, tenant: record.tenant };
     },
 
+    async scopedTask(taskId: string): Promise<(TaskScope & { task: Task }) | undefined> {
+      const record = cache.get(taskId);
+      return record && { owner: record.owner, tenant: record.tenant, task: record.task };
+    },
+
     async contextOwner(contextId: string): Promise<string | undefined> {
       return contextOwners.get(contextId)?.owner;
     },

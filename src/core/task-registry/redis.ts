@@ -230,6 +230,11 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
     scopeOf,
 
+    async scopedTask(taskId: string): Promise<(TaskScope & { task: Task | undefined }) | undefined> {
+      const [doc, owner, tenant] = await refusals.read(redis.hmget(keys.task(taskId), 'd', 'o', 'n'));
+      return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? '', task: parseDoc(doc)?.task };
+    },
+
     async contextOwner(contextId: string): Promise<string | undefined> {
       return (await refusals.read(redis.get(keys.contextOwner(contextId)))) ?? undefined;
     },

@@ -87,6 +87,11 @@ export interface TaskStore {
   /** Owner and tenant of a known task, whoever asks, in the one read ownerOf costs. */
   scopeOf(taskId: string): Promise<TaskScope | undefined>;
   /**
+   * A known task's scope and the task itself, whoever asks, in one read: scopeOf and then its owner's get, where a
+   * call checks the task is the caller's and then builds on it (a message continuing it, task-scope.ts).
+   */
+  scopedTask(taskId: string): Promise<(TaskScope & { task: Task | undefined }) | undefined>;
+  /**
    * Owner of a known context (the owner of its first recorded task). Kept beyond the context's tasks,
    * for `contextOwnerTtl` (context-owner.ts): the agent may still hold the conversation.
    */

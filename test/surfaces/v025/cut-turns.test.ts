@@ -80,7 +80,10 @@ describe('the note of a cut turn, read once credentials are set (unknown tasks: 
   const agent = { getTask: async ({ id }: { id: string }) => (asked.push(id), agentTask(id)) } as unknown as AgentPort;
   const owners: Record<string, string> = { 'bob-task': 'bob' };
   const port = taskScoped(agent, {
-    registry: { scopeOf: async (taskId) => (owners[taskId] ? { owner: owners[taskId], tenant: '' } : undefined) },
+    registry: {
+      scopeOf: async (taskId) => (owners[taskId] ? { owner: owners[taskId], tenant: '' } : undefined),
+      scopedTask: async (taskId) => (owners[taskId] ? { owner: owners[taskId], tenant: '', task: agentTask(taskId) } : undefined),
+    },
     settling: { settled: async () => undefined },
     unknownTasks: 'not-found',
   });
