@@ -155,7 +155,11 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     const lease = await lanes.tryAcquire(laneKey(contextId), undefined, recordedStateFor(registry, ctx));
     if (!lease) throw contextBusyError(contextId);
     // Read once the lane is held: no other turn begins on the context from here on, so what it says stands for this one.
-    const latest = await registry.latestInContext(contextId, ctx.principal);
+    // A read that fails (the registry out of reach) fails the message, and lets the lane go, as a refusal does.
+    const latest = await registry.latestInContext(contextId, ctx.principal).catch(async (error: unknown) => {
+      await lease.release();
+      throw error;
+    });
     if (await runsWithoutLane(latest, ctx)) {
       await lease.release();
       throw contextBusyError(contextId);
