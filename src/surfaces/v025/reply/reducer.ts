@@ -37,7 +37,7 @@ import { onMessage } from './direct-message.js';
 import { closesWithToken } from './closing-token.js';
 import { isIacCodeFinalRepeat, repeatsShown, saysWords, sinceWords, startsSegment } from './rules.js';
 import { restatement } from './restatement.js';
-import { withState, type ReplyOptions, type ReplyState } from './state.js';
+import { withState, type HeldEvent, type ReplyOptions, type ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageEdges, messageText, saysSomething, start, statusUpdate } from './turn-bounds.js';
 import { withToolNoted } from './unsaid-end.js';
@@ -139,8 +139,26 @@ function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025Stre
 }
 
 /** Events held behind an open artifact, relayed as when they came (open-artifact.ts). */
-function showing(out: V025StreamEvent[], options: ReplyOptions): ShowHeld {
-  return { event: (state, event) => apply(state, event, out, options), closeCode: (state) => closeCode(state, out, options) };
+const showing = (out: V025StreamEvent[], options: ReplyOptions): ShowHeld => new Showing(out, options);
+
+/**
+ * A class, not a literal of two arrows: the reducer makes one for nearly every event (twice for a status update) and
+ * seldom holds anything to show; the literal's two closures and their context cost some 100 bytes more each time
+ * (bench/README.md, sixty-third pass).
+ */
+class Showing implements ShowHeld {
+  constructor(
+    private readonly out: V025StreamEvent[],
+    private readonly options: ReplyOptions,
+  ) {}
+
+  event(state: ReplyState, event: HeldEvent): ReplyState {
+    return apply(state, event, this.out, this.options);
+  }
+
+  closeCode(state: ReplyState): ReplyState {
+    return closeCode(state, this.out, this.options);
+  }
 }
 
 /** A piece of a pipeline update as the working message it reads like. */
