@@ -15,10 +15,13 @@ export type ContextOf = (taskId: string, ctx: CallContext) => Promise<string | u
  */
 export async function withTaskContext(request: SendMessageRequest, contextOf: ContextOf, ctx: CallContext): Promise<SendMessageRequest> {
   const { message } = request;
-  if (message.contextId !== undefined || message.taskId === undefined) return request;
-  const contextId = await contextOf(message.taskId, ctx);
+  if (!namesOnlyItsTask(request)) return request;
+  const contextId = await contextOf(message.taskId!, ctx);
   return contextId === undefined ? request : withFields(request, { message: withFields(message, { contextId }) });
 }
+
+/** A message that names its task and not its context: the only one whose context is looked up. */
+const namesOnlyItsTask = ({ message }: SendMessageRequest): boolean => message.contextId === undefined && message.taskId !== undefined;
 
 /**
  * The agent's port with every follow-up that names only its task given the task's context (withTaskContext),
@@ -30,6 +33,11 @@ export function namingTaskContexts(inner: AgentPort, contextOf: ContextOf, isIac
     isIacCode() ? withTaskContext(request, contextOf, ctx) : Promise.resolve(request);
   return overlay(inner, {
     sendMessage: async (request, ctx) => inner.sendMessage(await named(request, ctx), ctx),
-    sendStreamingMessage: (request, ctx) => deferIterable(async () => inner.sendStreamingMessage(await named(request, ctx), ctx)),
+    // Any other message goes as it came, still opened on the first read, without an async step to wait for nothing:
+    // every facade turn that names its context (or opens a conversation) comes here.
+    sendStreamingMessage: (request, ctx) =>
+      namesOnlyItsTask(request)
+        ? deferIterable(async () => inner.sendStreamingMessage(await named(request, ctx), ctx))
+        : deferIterable(() => inner.sendStreamingMessage(request, ctx)),
   });
 }
