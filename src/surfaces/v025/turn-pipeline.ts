@@ -34,9 +34,14 @@ export function rawEnvelopes(metadata: JsonObject | undefined): JsonObject[] | u
   return isRecord(iacCode.pipeline) ? [iacCode.pipeline] : undefined;
 }
 
-/** The envelopes' sequence numbers (floats on the wire). */
-export function pipelineSequences(metadata: JsonObject | undefined): number[] {
-  return (rawEnvelopes(metadata) ?? []).map((envelope) => envelope.sequence).filter((value): value is number => typeof value === 'number');
+/** Shared, never written: an update that is no pipeline update (every update of an agent that is not iac-code's) makes no arrays. */
+const NO_SEQUENCES: readonly number[] = [];
+
+/** The envelopes' sequence numbers (floats on the wire). The recovery's tracker asks for every status update relayed. */
+export function pipelineSequences(metadata: JsonObject | undefined): readonly number[] {
+  const envelopes = rawEnvelopes(metadata);
+  if (envelopes === undefined) return NO_SEQUENCES;
+  return envelopes.map((envelope) => envelope.sequence).filter((value): value is number => typeof value === 'number');
 }
 
 /**
