@@ -92,7 +92,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const limits = deps.turnLimits;
   const capped = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
   // A message it already ran a turn for, sent again once that turn ended (a retry whose answer was lost), runs nothing.
-  const port = answeringRepeatedMessages(capped, { registry, redaction });
+  const port = answeringRepeatedMessages(capped, { registry, redaction, settling: writer });
   // Lanes are per context, whoever's: another caller's context is refused by admission's scope check whatever runs
   // there, and a wait on its lane would tell that caller that a turn does (and cost it the wait for nothing). A
   // context without a scope is anyone's, as admission has it (a message naming it claims it; one the agent named for

@@ -8,7 +8,8 @@ import {
   type StreamResponse,
   type Task,
 } from '../model/index.js';
-import type { AgentPort, CallContext } from './agent-port.js';
+import type { AgentPort, CallContext, Settling } from './agent-port.js';
+import { withScopedFollowedRecord } from './followed-record.js';
 import { deferIterable } from './iterables.js';
 import { messageDigest } from './message-digest.js';
 import { overlay } from './overlay.js';
@@ -33,10 +34,16 @@ import type { TaskStore } from './task-registry/types.js';
  * gateway cannot find again, and runs. The 0.2.5 facade is not served here: it sends the agent other words than
  * its caller's at times (a pipeline choice by its number), so it keeps its caller's own message and answers a
  * repeat in its own terms before anything reaches the core (surfaces/v025/repeated-turn.ts).
+ *
+ * The task a message continues is read as the scope check below reads it: once its queued writes are done, with its
+ * owner and tenant in the same read (TaskStore.scopedTask). The caller's is handed below with that scope
+ * (followed-record.ts), so that a message that runs costs no read of its task more than its scope check's.
  */
 
 export interface RepeatedMessagesDeps {
-  registry: Pick<TaskStore, 'get' | 'latestInContext'>;
+  registry: Pick<TaskStore, 'scopedTask' | 'latestInContext'>;
+  /** A task's queued writes (task-writer.ts), waited for before its read, as task-scope.ts waits. */
+  settling: Settling;
   /** The caller's messages are recorded redacted (recording.ts): a repeat is compared as recorded. */
   redaction: Pick<Redaction, 'message'>;
 }
@@ -46,31 +53,41 @@ export const messageIdReused = (messageId: string): A2AError =>
   A2AError.invalidParams(`messageId '${messageId}' was already used for a different message; a new message needs a new messageId`);
 
 export function answeringRepeatedMessages<P extends AgentPort>(inner: P, deps: RepeatedMessagesDeps) {
-  const { registry, redaction } = deps;
+  const { registry, redaction, settling } = deps;
 
-  /** The recorded task that holds the message, or undefined (never throws but for the reused id). */
-  async function recordedWith(message: Message, owner: string): Promise<{ task: Task; at: number } | undefined> {
+  /**
+   * The caller's recorded task that may hold the message: the one it continues, with the context that hands it below
+   * (`below`), else the context's latest. Never throws: a read that fails finds nothing, and hands nothing.
+   */
+  async function recordedFor(message: Message, ctx: CallContext): Promise<{ task: Task | undefined; below: CallContext }> {
     const { taskId, contextId } = message;
-    const task = taskId
-      ? await registry.get(taskId, owner).catch(() => undefined)
-      : contextId
-        ? (await registry.latestInContext(contextId, owner).catch(() => undefined))?.task
-        : undefined;
-    const history = task?.history ?? [];
-    const at = history.findLastIndex((said) => said.role === 'ROLE_USER' && said.messageId === message.messageId);
-    return task && at >= 0 ? { task, at } : undefined;
+    if (!taskId) {
+      const latest = contextId ? await registry.latestInContext(contextId, ctx.principal).catch(() => undefined) : undefined;
+      return { task: latest?.task, below: ctx };
+    }
+    const scoped = await settling
+      .settled(taskId)
+      .then(() => registry.scopedTask(taskId))
+      .catch(() => undefined);
+    const task = scoped?.owner === ctx.principal ? scoped.task : undefined;
+    // Handed whatever tenant it is in: task-scope.ts checks the message's tenant against the scope handed with it.
+    return { task, below: scoped && task ? withScopedFollowedRecord(ctx, task, scoped) : ctx };
   }
 
-  /** The id of the task whose ended turn `request`'s message repeats, or undefined when it is to run. */
-  async function repeatedTaskId(request: SendMessageRequest, ctx: CallContext): Promise<string | undefined> {
+  /**
+   * The id of the task whose ended turn `request`'s message repeats (undefined when it is to run), and the context the
+   * message runs under below.
+   */
+  async function repeatOf(request: SendMessageRequest, ctx: CallContext): Promise<{ repeated: string | undefined; below: CallContext }> {
     const { message } = request;
-    if (ctx.surface === 'v025' || !message.messageId) return undefined;
-    const found = await recordedWith(message, ctx.principal);
-    if (!found) return undefined;
-    const { task, at } = found;
-    if (messageDigest(task.history![at]!) !== messageDigest(redaction.message(message))) throw messageIdReused(message.messageId);
-    const latestTurn = task.history!.findLastIndex((said) => said.role === 'ROLE_USER') === at;
-    return latestTurn && isActiveState(task.status.state) ? undefined : task.id;
+    if (ctx.surface === 'v025' || !message.messageId) return { repeated: undefined, below: ctx };
+    const { task, below } = await recordedFor(message, ctx);
+    const history = task?.history ?? [];
+    const at = history.findLastIndex((said) => said.role === 'ROLE_USER' && said.messageId === message.messageId);
+    if (!task || at < 0) return { repeated: undefined, below };
+    if (messageDigest(history[at]!) !== messageDigest(redaction.message(message))) throw messageIdReused(message.messageId);
+    const latestTurn = history.findLastIndex((said) => said.role === 'ROLE_USER') === at;
+    return { repeated: latestTurn && isActiveState(task.status.state) ? undefined : task.id, below };
   }
 
   /** The task as it stands, read as GetTask reads it, in the tenant the message names. */
@@ -85,13 +102,13 @@ export function answeringRepeatedMessages<P extends AgentPort>(inner: P, deps: R
 
   return overlay(inner, {
     async sendMessage(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
-      const repeated = await repeatedTaskId(request, ctx);
-      return repeated ? { task: await taskNow(repeated, request, ctx) } : inner.sendMessage(request, ctx);
+      const { repeated, below } = await repeatOf(request, ctx);
+      return repeated ? { task: await taskNow(repeated, request, ctx) } : inner.sendMessage(request, below);
     },
     sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> {
       return deferIterable(async () => {
-        const repeated = await repeatedTaskId(request, ctx);
-        return repeated ? once<StreamResponse>({ task: await taskNow(repeated, request, ctx) }) : inner.sendStreamingMessage(request, ctx);
+        const { repeated, below } = await repeatOf(request, ctx);
+        return repeated ? once<StreamResponse>({ task: await taskNow(repeated, request, ctx) }) : inner.sendStreamingMessage(request, below);
       });
     },
   });

@@ -1,6 +1,6 @@
 import { A2AError, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
-import { withFollowedRecord } from './followed-record.js';
+import { scopedFollowedRecordOf, withFollowedRecord } from './followed-record.js';
 import { deferIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskScope, TaskStore } from './task-registry/types.js';
@@ -72,10 +72,13 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
   /**
    * The task a message continues, checked as visible() checks a task, read whole in the same read: admission
    * builds on the caller's task as it then stood (admission.ts messageEntry), handed to it rather than read again.
+   * Not read here when the decorator above read it with its scope once the task's queued writes were done
+   * (repeated-messages.ts, the caller's own): the check is the same, on that read. A recorded task's owner and
+   * tenant never change; the wait stays, for the reads below.
    */
   async function continued(taskId: string, tenant: string, ctx: CallContext): Promise<Task | undefined> {
     await deps.settling.settled(taskId);
-    const scoped = await deps.registry.scopedTask(taskId);
+    const scoped = scopedFollowedRecordOf(ctx, taskId) ?? (await deps.registry.scopedTask(taskId));
     admitted(taskId, scoped, tenant, ctx);
     return scoped?.owner === ctx.principal ? scoped.task : undefined;
   }
