@@ -10,13 +10,16 @@ export interface SseMessage {
 type Body = AsyncIterable<Uint8Array | string>;
 
 /**
- * A chunk of well-formed UTF-8 that follows a chunk ending in an ASCII byte, and ends in one itself, holds whole characters
- * only: it reads the same decoded whole as by the stream's decoder past its start (where a BOM is text). Node's decoder
- * of whole input takes its fast path (simdutf), which checks the bytes as it goes (`fatal`: a chunk that is not
- * well-formed is left to the stream's decoder, which replaces what is bad); a decoder that ever decoded with `stream`
- * goes through ICU for good, some 4,500 instructions per chunk of an event under callgrind (bench/README.md, fiftieth pass).
+ * A chunk of well-formed UTF-8 that follows a chunk ending in an ASCII byte (or opens the body, with no BOM), and ends in
+ * one itself, holds whole characters only: it reads the same decoded whole as by the stream's decoder past its start
+ * (where a BOM is text). Node's decoder of whole input takes its fast path (simdutf), which checks the bytes as it goes
+ * (`fatal`: a chunk that is not well-formed is left to the stream's decoder, which replaces what is bad); a decoder that
+ * ever decoded with `stream` goes through ICU for good, some 4,500 instructions per chunk of an event under callgrind
+ * (bench/README.md, fiftieth pass).
  */
 const wholeDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Shared: `decode` only reads it. */
+const STREAMING = { stream: true } as const;
 
 /** An eventsource parser with its own UTF-8 decoder, collecting complete messages into `ready`. */
 function sseParser(ready: SseMessage[]): { feed(chunk: Uint8Array | string): void; end(): void } {
@@ -28,14 +31,20 @@ function sseParser(ready: SseMessage[]): { feed(chunk: Uint8Array | string): voi
       ready.push(out);
     },
   });
-  // Streaming decode: a multi-byte character may be split across two chunks.
-  const decoder = new TextDecoder('utf-8');
-  // The stream decoder has decoded the body's start (its BOM) and holds no piece of a character.
-  let clean = false;
+  // Streaming decode, for a multi-byte character split across two chunks: made on the first chunk that needs it, which
+  // on most bodies none does (a decoder made is an ICU converter made on its first decode, and that decode through ICU).
+  let decoder: InstanceType<typeof TextDecoder> | undefined;
+  // The body's start is behind: only a decoder made there drops a BOM.
+  let started = false;
+  // The stream decoder, if any, holds no piece of a character.
+  let clean = true;
   const decode = (chunk: Uint8Array): string => {
     const last = chunk[chunk.length - 1];
     if (last === undefined) return '';
-    if (clean && last < 0x80) {
+    const atStart = !started;
+    started = true;
+    // A body that opens with 0xEF may open with a BOM (or a piece of one), which the whole decoder would keep as text.
+    if (clean && last < 0x80 && !(atStart && chunk[0] === 0xef)) {
       try {
         return wholeDecoder.decode(chunk);
       } catch {
@@ -43,12 +52,14 @@ function sseParser(ready: SseMessage[]): { feed(chunk: Uint8Array | string): voi
       }
     }
     clean = last < 0x80;
-    return decoder.decode(chunk, { stream: true });
+    // Past the body's start a U+FEFF that opens the decoder's input is text, as it is to a decoder of the whole body.
+    decoder ??= new TextDecoder('utf-8', { ignoreBOM: !atStart });
+    return decoder.decode(chunk, STREAMING);
   };
   return {
     feed: (chunk) => parser.feed(typeof chunk === 'string' ? chunk : decode(chunk)),
     // End of body: terminate a pending line and dispatch a pending frame.
-    end: () => parser.feed(`${decoder.decode()}\n\n`),
+    end: () => parser.feed(decoder ? `${decoder.decode()}\n\n` : '\n\n'),
   };
 }
 

@@ -89,16 +89,31 @@ describe.each(BODIES)('readSse over %s', (_kind, asBody) => {
     await expectSameHoweverSplit(bytes, expected);
   });
 
-  it('decodes chunks that end on a whole character without the streaming decoder, past the first', async () => {
+  it('decodes chunks that end on a whole character without the streaming decoder, the first too when it opens with no BOM', async () => {
     const decode = vi.spyOn(TextDecoder.prototype, 'decode');
     try {
       const frames = Array.from({ length: 50 }, (_, n) => encode(`data: {"n":${n},"text":"第${n}块"}\n\n`));
       expect(await collect(frames)).toHaveLength(50);
       // Node's decoder of a stream goes through ICU, some 4,500 instructions a chunk under callgrind; of whole input, its fast path.
+      expect(decode.mock.calls.filter(([, options]) => options?.stream === true)).toHaveLength(0);
+      // A body that opens with a BOM has its first chunk read by the streaming decoder, which drops it; the rest whole.
+      decode.mockClear();
+      expect(await collect([encode('\ufeffdata: a\n\n'), ...frames])).toEqual([{ data: 'a' }, ...(await collect(frames))]);
       expect(decode.mock.calls.filter(([, options]) => options?.stream === true)).toHaveLength(1);
     } finally {
       decode.mockRestore();
     }
+  });
+
+  it('keeps a U+FEFF that opens the first chunk needing the streaming decoder past the body start', async () => {
+    // The body's first chunk is read whole; the second opens with U+FEFF and ends inside 创, so the streaming decoder reads it.
+    const bytes = encode('data: a\n\ndata: \ufeffb 创建\n\n');
+    const second = bytes.indexOf(0xef);
+    const inside = bytes.indexOf(0xe5) + 1;
+    expect(await collect([bytes.subarray(0, second), bytes.subarray(second, inside), bytes.subarray(inside)])).toEqual([
+      { data: 'a' },
+      { data: '\ufeffb 创建' },
+    ]);
   });
 
   it('joins multi-line data with \\n and reads id and LF-only frames', async () => {
