@@ -1,27 +1,34 @@
 /**
  * What a follow-up (a message naming the context's paused task) asks the Redis registry of its task before and as
- * its stream opens, each a round trip to a Redis that is remote in production: its scope and its record, once, in one
- * read (task-scope.ts, which hands the record to admission.ts). The record admission reads once the context's lane is
- * held (the context's latest task) is the one the stream opens with (stream-opening.ts), and the task admission read
- * as the caller's is not scoped again at its first event (recording.ts). The caller is shown the same stream. Against
- * a real Redis.
+ * its stream opens, each a round trip to a Redis that is remote in production. Against a real Redis, the caller shown
+ * the same stream:
+ * - through the 0.2.5 facade: its scope and its record, once, in one read (task-scope.ts, which hands the record to
+ *   admission.ts); the record admission reads once the context's lane is held (the context's latest task) is the one
+ *   the stream opens with (stream-opening.ts), and the task admission read as the caller's is not scoped again at its
+ *   first event (recording.ts);
+ * - for a 1.0 caller, whose repeats the core answers (repeated-messages.ts, the outermost decorator): that check reads
+ *   the task with its scope once the task's queued writes are done, and the scope check and admission build on it.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CallContext } from '../../src/core/agent-port.js';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
-import { createGateway } from '../../src/core/gateway.js';
+import { createGateway, type Gateway } from '../../src/core/gateway.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
-import { withFields, type StreamResponse } from '../../src/model/index.js';
+import { A2AError, withFields, type StreamResponse } from '../../src/model/index.js';
 import { collect } from '../support/collect.js';
 import { ctxOf, statusFrame, stubUpstream, taskFrame, userMessage } from '../support/gateway-stubs.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../support/redis.js';
+import { rejection } from '../support/rejection.js';
 
 beforeAll(requireRedis);
 
 // As the 0.2.5 facade calls the core: a repeat of its message was answered before (surfaces/v025/repeated-turn.ts), and
-// the core's own check for one (repeated-messages.ts, a read of the task more for any other caller) is not made.
-const ALICE = withFields(ctxOf('v025:alice'), { surface: 'v025' as const });
+// the core's own check for one (repeated-messages.ts) is not made.
+const FACADE_ALICE = withFields(ctxOf('v025:alice'), { surface: 'v025' as const });
+// As a 1.0 surface calls the core: the core answers a repeat of the message itself.
+const V1_ALICE = withFields(ctxOf('jsonrpc:alice'), { surface: 'jsonrpc' as const });
 const prefixes: string[] = [];
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -31,8 +38,12 @@ afterAll(async () => {
   await Promise.all(prefixes.map(deleteRedisKeys));
 });
 
-/** A gateway on Redis whose registry's connection tells each command it sends (its name and arguments). */
-async function gatewayCounted(upstream: ReturnType<typeof stubUpstream>) {
+/**
+ * A gateway on Redis in front of iac-code's turns (a new task's stream opens with its Task, a follow-up's with a
+ * status update, each ends waiting for input), its conversation opened by `ctx`, and each read of task t-1's hash its
+ * registry's connection sends from then on, by its fields (the task's writes and the latest task's read run in scripts).
+ */
+async function openedConversation(ctx: CallContext): Promise<{ gateway: Gateway; reads: () => string[] }> {
   const prefix = `a2a-bridge-test:follow-up-reads:${randomUUID()}:`;
   prefixes.push(prefix);
   const redis = new Redis(REDIS_URL);
@@ -50,44 +61,58 @@ async function gatewayCounted(upstream: ReturnType<typeof stubUpstream>) {
     await registry.close();
     await redis.quit();
   });
+  const upstream = stubUpstream({
+    async *sendStreamingMessage(request) {
+      const { taskId } = request.message;
+      if (!taskId) yield taskFrame('t-1', 'c-1', [request.message]);
+      else yield statusFrame(taskId, 'c-1', 'TASK_STATE_WORKING');
+      yield statusFrame('t-1', 'c-1', 'TASK_STATE_INPUT_REQUIRED', taskId ? 'Which zone?' : 'Which region?');
+    },
+  });
   const gateway = createGateway(upstream, { registry, lanes, upstreamName: 'up' });
-  return { gateway, sent, taskKey: (taskId: string) => `${prefix}t:${taskId}` };
+  await collect(gateway.sendStreamingMessage({ message: userMessage({ text: 'make vpc', contextId: 'c-1' }) }, ctx));
+  await gateway.settled('t-1');
+  sent.length = 0;
+  const taskKey = `${prefix}t:t-1`;
+  const reads = () => sent.filter(([name, key]) => name === 'hmget' && key === taskKey).map(([, , ...fields]) => fields.join(' '));
+  return { gateway, reads };
+}
+
+const followUp = () => userMessage({ text: 'north', contextId: 'c-1', taskId: 't-1' });
+
+/** What the follow-up's caller is shown: the task as recorded (the opening message, the question), the follow-up last. */
+function expectShownAsRecorded(events: StreamResponse[]): void {
+  const first = events[0]!;
+  expect('task' in first && first.task.history?.map((message) => message.parts[0])).toEqual([
+    { text: 'make vpc' },
+    { text: 'Which region?' },
+    { text: 'north' },
+  ]);
+  expect(events.slice(1).map((event) => 'statusUpdate' in event && event.statusUpdate.status.state)).toEqual([
+    'TASK_STATE_WORKING',
+    'TASK_STATE_INPUT_REQUIRED',
+  ]);
 }
 
 describe("a follow-up's reads of its task in the Redis registry", () => {
-  it('reads its scope and its record in one read; its stream opens with the task as recorded, the follow-up last', async () => {
-    // iac-code's turns: a new task's stream opens with its Task, a follow-up's with a status update, each ends waiting for input.
-    const upstream = stubUpstream({
-      async *sendStreamingMessage(request) {
-        const { taskId } = request.message;
-        if (!taskId) yield taskFrame('t-1', 'c-1', [request.message]);
-        else yield statusFrame(taskId, 'c-1', 'TASK_STATE_WORKING');
-        yield statusFrame('t-1', 'c-1', 'TASK_STATE_INPUT_REQUIRED', taskId ? 'Which zone?' : 'Which region?');
-      },
-    });
-    const { gateway, sent, taskKey } = await gatewayCounted(upstream);
-    const opening = userMessage({ text: 'make vpc', contextId: 'c-1' });
-    await collect(gateway.sendStreamingMessage({ message: opening }, ALICE));
-    await gateway.settled('t-1');
+  it('through the facade: its scope and its record in one read; its stream opens with the task as recorded, the follow-up last', async () => {
+    const { gateway, reads } = await openedConversation(FACADE_ALICE);
+    expectShownAsRecorded(await collect(gateway.sendStreamingMessage({ message: followUp() }, FACADE_ALICE)));
+    // Its scope, checked by the outermost decorator, with its record as the message entered.
+    expect(reads()).toEqual(['d o n']);
+  });
 
-    sent.length = 0;
-    const followUp = userMessage({ text: 'north', contextId: 'c-1', taskId: 't-1' });
-    const events: StreamResponse[] = await collect(gateway.sendStreamingMessage({ message: followUp }, ALICE));
+  it('from a 1.0 caller: the task with its scope read once, by the check for a repeat, which the scope check builds on', async () => {
+    const { gateway, reads } = await openedConversation(V1_ALICE);
+    expectShownAsRecorded(await collect(gateway.sendStreamingMessage({ message: followUp() }, V1_ALICE)));
+    expect(reads()).toEqual(['d o n']);
+  });
 
-    // What its caller is shown: the task as recorded (the opening message, the question), the follow-up last.
-    const first = events[0]!;
-    expect('task' in first && first.task.history?.map((message) => message.parts[0])).toEqual([
-      { text: 'make vpc' },
-      { text: 'Which region?' },
-      { text: 'north' },
-    ]);
-    expect(events.slice(1).map((event) => 'statusUpdate' in event && event.statusUpdate.status.state)).toEqual([
-      'TASK_STATE_WORKING',
-      'TASK_STATE_INPUT_REQUIRED',
-    ]);
-    // Each read of the task's hash by the client (its writes and the latest task's read run in scripts): its scope,
-    // checked by the outermost decorator, with its record as the message entered.
-    const reads = sent.filter(([name, key]) => name === 'hmget' && key === taskKey('t-1')).map(([, , ...fields]) => fields.join(' '));
-    expect(reads).toEqual(['d o n']);
+  it('from a 1.0 caller, its own task named under another tenant: not found, read once', async () => {
+    const { gateway, reads } = await openedConversation(V1_ALICE);
+    const refused = await rejection(collect(gateway.sendStreamingMessage({ message: followUp(), tenant: 'acme' }, V1_ALICE)));
+    // Refused by the scope check on the read handed to it, the message's tenant not the task's.
+    expect(refused).toEqual(A2AError.taskNotFound('t-1'));
+    expect(reads()).toEqual(['d o n']);
   });
 });
