@@ -31,6 +31,12 @@ export type TaskLookup = (taskId: string) => Promise<Task | undefined>;
 export interface Continuations {
   begin(request: SendMessageRequest, principal: string, lookup?: TaskLookup): Promise<Turn>;
   /**
+   * `begin` for a message that opens a conversation under the context id the facade just made for it (send.ts
+   * inItsOwnContext): nothing can be recorded under that id yet, so the registry is not asked for its latest task
+   * (a round trip with `store: redis`). The turn runs on the context as begin's do.
+   */
+  opens(request: SendMessageRequest, principal: string): Turn;
+  /**
    * Resolves once the conversation's turns running in this process have ended, or after LET_GO_MS; with none here,
    * once the caller's turn running on it on another replica has been let go, or after LET_GO_ELSEWHERE_MS: awaited
    * before the conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just
@@ -122,6 +128,23 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
     return asked ? { latest: asked, unseen: { recorded: latest } } : { latest };
   }
 
+  /** A turn counted as running on the conversation until its end; `busy`: another ran on it already. */
+  const running = (principal: string, contextId: string) => {
+    const key = keyOf(principal, contextId);
+    const busy = runningOn.has(key);
+    const turns = runningOn.get(key) ?? { count: 0 };
+    turns.count++;
+    runningOn.set(key, turns);
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      release(key);
+    };
+    const followed = (): void => void (turns.followed = true);
+    return { busy, end, followed };
+  };
+
   return {
     async begin(request, principal, lookup) {
       const { contextId, taskId } = request.message;
@@ -130,18 +153,7 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
         return previous ? { request, previous, end } : { request, end };
       };
       if (!contextId) return named(() => undefined);
-      const key = keyOf(principal, contextId);
-      const busy = runningOn.has(key);
-      const turns = runningOn.get(key) ?? { count: 0 };
-      turns.count++;
-      runningOn.set(key, turns);
-      let ended = false;
-      const end = (): void => {
-        if (ended) return;
-        ended = true;
-        release(key);
-      };
-      const followed = (): void => void (turns.followed = true);
+      const { busy, end, followed } = running(principal, contextId);
       if (busy) return { request, end, followed };
       if (taskId) return withFields(await named(end), { followed });
       try {
@@ -153,6 +165,12 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
         end();
         throw error;
       }
+    },
+    opens(request, principal) {
+      const { contextId } = request.message;
+      if (!contextId) return { request, end: () => undefined };
+      const { end, followed } = running(principal, contextId);
+      return { request, end, followed };
     },
     async previousEnded(principal, contextId) {
       if (contextId === undefined) return 'free';

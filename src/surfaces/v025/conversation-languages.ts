@@ -4,9 +4,10 @@ import { FairLru } from '../../core/fair-lru.js';
 import { connectRedis, type RedisTarget } from '../../redis/connection.js';
 import { redisEndpoint } from '../../redis/tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
-import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
+import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNote, type CutTurnNotes } from './cut-turn-notes.js';
+import { readTogether, type KeyedRead } from './keyed-note-reads.js';
 import { createMemoryFilesBeforeTurn, createRedisFilesBeforeTurn, type FilesBeforeTurn } from './files-before-turn.js';
-import { createMemorySentTurnMessages, createRedisSentTurnMessages, type SentTurnMessages } from './sent-turn-messages.js';
+import { createMemorySentTurnMessages, createRedisSentTurnMessages, type SentTurnMessage, type SentTurnMessages } from './sent-turn-messages.js';
 import { createMemoryMovedContexts, createRedisMovedContexts, type MovedContexts } from './moved-contexts.js';
 import { createMemoryStartedAfreshTurns, createRedisStartedAfreshTurns, type StartedAfreshTurns } from './started-afresh-turns.js';
 
@@ -28,7 +29,19 @@ export interface ConversationLanguages {
   movedContexts: MovedContexts;
   /** The turns a fresh context's task opened with the words that the agent started afresh (started-afresh-turns.ts), kept in the same store. */
   startedAfreshTurns: StartedAfreshTurns;
+  /**
+   * The conversation's notes a turn reads as it begins (turn-notes.ts), in one round trip to a shared store. Absent
+   * in one process's memory, where each is read on its own for nothing.
+   */
+  readTogether?(principal: string, contextId: string): Promise<ConversationNotesRead>;
   close(): Promise<void>;
+}
+
+/** The notes of a conversation a turn begins with: its cut turn's, its latest turn's message, its language. */
+export interface ConversationNotesRead {
+  cut: CutTurnNote | undefined;
+  sent: SentTurnMessage | undefined;
+  language: FacadeLanguage | undefined;
 }
 
 export interface ConversationLanguagesOptions {
@@ -80,20 +93,31 @@ export function createRedisConversationLanguages(options: {
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
   const redisKey = (principal: string, contextId: string): string => `${options.prefix}conversation-language:${key(principal, contextId)}`;
   const cutTurns = createRedisCutTurnNotes(redis, { prefix: options.prefix, ttlMs });
+  const sentTurnMessages = createRedisSentTurnMessages(redis, { prefix: options.prefix, ttlMs });
+  const languageRead = (principal: string, contextId: string): KeyedRead<FacadeLanguage> => ({
+    key: redisKey(principal, contextId),
+    read: (value) => (isLanguage(value) ? value : undefined),
+  });
   return {
     async of(principal, contextId) {
       if (!contextId) return undefined;
-      const value = await redis.get(redisKey(principal, contextId)).catch(failed);
-      return isLanguage(value) ? value : undefined;
+      const { key, read } = languageRead(principal, contextId);
+      return read(await redis.get(key).catch(failed));
     },
     async note(principal, contextId, language) {
       if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(failed);
     },
     cutTurns,
     filesBeforeTurn: createRedisFilesBeforeTurn(redis, { prefix: options.prefix, ttlMs }),
-    sentTurnMessages: createRedisSentTurnMessages(redis, { prefix: options.prefix, ttlMs }),
+    sentTurnMessages,
     movedContexts: createRedisMovedContexts(redis, { prefix: options.prefix, ttlMs }),
     startedAfreshTurns: createRedisStartedAfreshTurns(redis, { prefix: options.prefix, ttlMs }),
+    readTogether: (principal, contextId) =>
+      readTogether(redis, {
+        cut: cutTurns.keyedCut(principal, contextId),
+        sent: sentTurnMessages.keyed(principal, contextId),
+        language: languageRead(principal, contextId),
+      }),
     async close() {
       // The notes a shutdown's drain wrote as it cut its turns are kept before the connection goes.
       await cutTurns.settled();

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { FairLru } from '../../core/fair-lru.js';
+import type { KeyedRead } from './keyed-note-reads.js';
 
 /**
  * A small note per caller and id (a task's, a conversation's) that the facade keeps beside the conversation's language
@@ -35,28 +36,37 @@ export function createMemoryNotes<T>(options: NoteOptions & { max: number }): Co
   };
 }
 
+/** Notes in Redis, each also readable with others in one round trip (keyed-note-reads.ts). */
+export interface RedisNotes<T> extends ConversationNotes<T> {
+  /** The note's read as readTogether takes it; it does not renew a note renewed on read. */
+  keyed(principal: string, id: string): KeyedRead<T>;
+}
+
 /** Shared by every replica, under `keyPrefix`, on the conversation store's connection; a failure reads as no note. */
 export function createRedisNotes<T>(
   redis: Redis,
   options: NoteOptions & { keyPrefix: string; isValue: (value: unknown) => value is T },
-): ConversationNotes<T> {
+): RedisNotes<T> {
   const key = (principal: string, id: string): string => `${options.keyPrefix}${noteKey(principal, id)}`;
+  const read = (text: string | null | undefined): T | undefined => {
+    if (!text) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    return options.isValue(value) ? value : undefined;
+  };
   return {
     async note(principal, id, value) {
       await redis.set(key(principal, id), JSON.stringify(value), 'PX', options.ttlMs).catch(() => undefined);
     },
     async of(principal, id) {
-      const text = await redis.get(key(principal, id)).catch(() => undefined);
-      if (!text) return undefined;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return undefined;
-      }
-      if (!options.isValue(value)) return undefined;
-      if (options.renewedOnRead) await redis.pexpire(key(principal, id), options.ttlMs).catch(() => undefined);
+      const value = read(await redis.get(key(principal, id)).catch(() => undefined));
+      if (value !== undefined && options.renewedOnRead) await redis.pexpire(key(principal, id), options.ttlMs).catch(() => undefined);
       return value;
     },
+    keyed: (principal, id) => ({ key: key(principal, id), read }),
   };
 }

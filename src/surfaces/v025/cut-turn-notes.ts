@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { WarningLogger } from '../../throttled-warnings.js';
 import { journaledEntries } from '../../journaled-file.js';
 import { withFields, type Message, type Part, type Task } from '../../model/index.js';
+import type { KeyedRead } from './keyed-note-reads.js';
 import { messageDigest } from './repeated-message.js';
 import { agentMessages, said, type TurnSoFar } from './turn-rest.js';
 
@@ -228,8 +229,13 @@ const FORGET_SCRIPT = `local kept = redis.call('GET', KEYS[1])
 if kept and cjson.decode(kept).taskId == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** Notes in Redis, the conversation's also readable with other notes in one round trip (keyed-note-reads.ts). */
+export interface RedisCutTurnNotes extends CutTurnNotes {
+  keyedCut(principal: string, contextId: string): KeyedRead<CutTurnNote>;
+}
+
 /** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
-export function createRedisCutTurnNotes(redis: Redis, options: { prefix: string; ttlMs: number }): CutTurnNotes {
+export function createRedisCutTurnNotes(redis: Redis, options: { prefix: string; ttlMs: number }): RedisCutTurnNotes {
   // Read as no note; the connection's watcher (conversation-languages.ts) counts and tells what Redis failed.
   const failed = (): undefined => undefined;
   const key = (principal: string, contextId: string): string => `${options.prefix}conversation-cut-turn:${conversationKey(principal, contextId)}`;
@@ -245,5 +251,6 @@ export function createRedisCutTurnNotes(redis: Redis, options: { prefix: string;
       await redis.eval(FORGET_SCRIPT, 1, key(principal, contextId), taskId).catch(failed);
     },
     settled: writes.settled,
+    keyedCut: (principal, contextId) => ({ key: key(principal, contextId), read: parsed }),
   };
 }

@@ -35,6 +35,7 @@ import { latestTurnMessageOf } from './latest-turn-message.js';
 import { noteFilesBeforeTurn } from './files-before-turn.js';
 import { boundSendTurn, followPastBound, turnBound, unwatchedTurn } from './unwatched-turns.js';
 import { endedTurnRepeated, noteSentTurnMessage, repeatedTurnResult, repeatedTurnStream } from './repeated-turn.js';
+import { turnNoteStores } from './turn-notes.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -73,7 +74,10 @@ async function beginTurn(
   const request = await inMovedContext(input.request, principal, routing.languages.movedContexts);
   const task = await routing.ids.forTurn(request, principal);
   const own = inItsOwnContext(task.request);
+  const opened = own !== task.request;
   const conversation = { principal, contextId: own.message.contextId };
+  // Its notes, read together (turn-notes.ts); none for a conversation this message opens.
+  const notes = turnNoteStores(routing.languages, conversation, opened);
   // The conversation as the caller's message names it: one the message opens (none named) has no turn before it.
   // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts).
   // A turn whose caller just left is let go first (continuation.ts).
@@ -81,14 +85,15 @@ async function beginTurn(
   // One still running when that wait gave up is refused as a turn in progress, not raced for its lane.
   const previous = await routing.turns.previousEnded(principal, named.contextId);
   if (previous === 'held' && named.contextId !== undefined) throw contextBusyError(named.contextId);
-  const cut = await cutTurnOf(named, routing.languages.cutTurns, deps, call.ctx, task.request.message);
+  const cut = await cutTurnOf(named, notes.cutTurns, deps, call.ctx, task.request.message);
   // The latest turn's message again once that turn ended (a retry whose answer was lost): its reply, not a second run.
   const sentTurns = routing.languages.sentTurnMessages;
-  const repeated = cut ? undefined : await endedTurnRepeated(named, sentTurns, deps, call.ctx, task.request.message);
+  const repeated = cut ? undefined : await endedTurnRepeated(named, notes.sentTurnMessages, deps, call.ctx, task.request.message);
   if (repeated) return { repeated, clientTaskId: task.clientTaskId ?? (await routing.ids.clientIdOf(repeated.id, principal)) };
   // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);
-  const begun = await routing.turns.begin(own, principal, lookup);
+  // One it opens has no task before it: the registry is not asked for one (continuation.ts opens).
+  const begun = opened ? routing.turns.opens(own, principal) : await routing.turns.begin(own, principal, lookup);
   try {
     // A decision the caller never read of (its turn broke off, the agent went on and asked for permission or a
     // choice) is shown first, the turn as the agent left it: the message is not taken as a decision it never saw.
@@ -97,7 +102,7 @@ async function beginTurn(
     // The caller's own words, in the turn's context; a reply that names one of the agent's options ("方案B") is
     // the agent's words, which say nothing of the language the caller writes in.
     const own = chosen === begun.request ? begun.request.message : undefined;
-    const language = await turnLanguageOf(deps, { message: own, previous: begun.previous, principal }, routing.languages);
+    const language = await turnLanguageOf(deps, { message: own, previous: begun.previous, principal }, notes.languages);
     // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
     if (language) call.ctx.language = language;
     const words = wordsIn(language);

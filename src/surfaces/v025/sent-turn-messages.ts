@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createMemoryNotes, createRedisNotes, type ConversationNotes } from './conversation-notes.js';
+import { createMemoryNotes, createRedisNotes, type ConversationNotes, type RedisNotes } from './conversation-notes.js';
 
 /**
  * The message that opened each conversation's latest turn, as its caller sent it: its messageId and the digest of
@@ -38,5 +38,5 @@ const isSent = (value: unknown): value is SentTurnMessage =>
   ['string', 'undefined'].includes(typeof (value as SentTurnMessage).digest);
 
 /** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
-export const createRedisSentTurnMessages = (redis: Redis, options: { prefix: string; ttlMs: number }): SentTurnMessages =>
+export const createRedisSentTurnMessages = (redis: Redis, options: { prefix: string; ttlMs: number }): RedisNotes<SentTurnMessage> =>
   createRedisNotes(redis, { keyPrefix: `${options.prefix}sent-turn-message:`, ttlMs: windowMs(options.ttlMs), isValue: isSent });
