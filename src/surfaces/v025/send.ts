@@ -102,6 +102,11 @@ async function beginTurn(
     // The caller's own words, in the turn's context; a reply that names one of the agent's options ("方案B") is
     // the agent's words, which say nothing of the language the caller writes in.
     const own = chosen === begun.request ? begun.request.message : undefined;
+    // The caller's id of the task the turn continues, read while its language is read and noted (a round trip each),
+    // not after; awaited below, where a failure is thrown.
+    const continued = begun.request.message.taskId;
+    const continuedClientId = task.clientTaskId === undefined && continued !== undefined ? routing.ids.clientIdOf(continued, principal) : undefined;
+    continuedClientId?.catch(() => undefined);
     const language = await turnLanguageOf(deps, { message: own, previous: begun.previous, principal }, notes.languages);
     // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
     if (language) call.ctx.language = language;
@@ -112,7 +117,8 @@ async function beginTurn(
     const end = (): void => (begun.end(), watch.end());
     const turn = withFields(begun, { request: answered.request, end });
     const upstreamTaskId = turn.request.message.taskId;
-    const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
+    const clientIdOf = (id: string) => (id === continued && continuedClientId ? continuedClientId : routing.ids.clientIdOf(id, principal));
+    const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await clientIdOf(upstreamTaskId) : undefined);
     noteLogFields(call.logFields, { contextId: begun.request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
     // What the caller was shown of the task before: its artifacts are not shown again.
@@ -154,7 +160,7 @@ async function beginTurn(
       cutRest: undefined as AsyncIterable<StreamResponse> | undefined,
     };
     if (!cut) return shown;
-    const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
+    const cutTaskId = await clientIdOf(cut.current.id);
     shown.reply = cutTurnReply(cut, words, deps, cutTaskId);
     shown.cutRest = cutTurnRest(cut, words, call.ctx, deps, tracker);
     return shown;

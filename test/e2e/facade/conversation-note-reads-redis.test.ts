@@ -22,6 +22,8 @@ let fake: FakeIacCode;
 let gateway: RunningGateway;
 /** Every command this process's ioredis clients send under the test's prefix, as its name and keys (their kind). */
 const sent: string[][] = [];
+/** Each of those commands answered, with how many commands had been sent by then. */
+const answered: Array<{ named: string[]; after: number }> = [];
 
 beforeAll(async () => {
   await requireRedis();
@@ -31,7 +33,12 @@ beforeAll(async () => {
     if (keys.length === 0) return send.call(this, command, ...rest);
     const named = [command.name, ...keys.map((key) => key.slice(prefix.length))];
     sent.push(named);
-    return send.call(this, command, ...rest);
+    const answer = send.call(this, command, ...rest) as Promise<unknown>;
+    void answer.then(
+      () => answered.push({ named, after: sent.length }),
+      () => undefined,
+    );
+    return answer;
   });
   fake = await startFakeIacCode({ script: { before: ['Planning ', 'the VPC.'], after: ['Deployed.'], artifact: { filename: 'main.tf' } } });
   gateway = await startFacadeGateway({ upstream: { url: fake.url }, store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix });
@@ -87,5 +94,19 @@ describe("a Bailian conversation's reads of the facade's notes, store: redis", (
       'mget conversation-cut-turn sent-turn-message conversation-language',
       'get task-alias-of',
     ]);
+  });
+
+  it("the conversation's next message, which says its language: the caller's id of its task read as that language is noted, not after", async () => {
+    const opened = await send('create a vpc in hangzhou please');
+    sent.length = 0;
+    answered.length = 0;
+    const next = await send('and a subnet there please', opened.contextId);
+    expect(next.read).toContain('Planning the VPC.');
+    const at = (kind: string, name: string) => sent.findIndex(([sentName, key]) => sentName === name && key!.startsWith(kind));
+    const aliasRead = at('task-alias-of:', 'get');
+    const languageNoted = answered.find(({ named: [name, key] }) => name === 'set' && key!.startsWith('conversation-language:'));
+    expect(aliasRead).toBeGreaterThanOrEqual(0);
+    // Sent before the note's answer came back: the two round trips overlap.
+    expect(aliasRead).toBeLessThan(languageNoted!.after);
   });
 });
