@@ -66,80 +66,115 @@ export function watchedTurn(
   conversation: Conversation,
   notes: CutTurnNotes,
   shutdown: AbortSignal | undefined,
-  turn: { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined },
+  turn: WatchedTurnMessage,
 ): WatchedTurn {
-  const { principal } = conversation;
-  const { shows } = turn;
-  const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
-  let sent = false;
-  let ended = false;
-  let unwatched = false;
-  let readNothing = false;
-  let afresh = false;
-  let reason: CutReason | undefined;
+  return new Watched(conversation, notes, shutdown, turn);
+}
+
+type WatchedTurnMessage = { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined };
+
+/** One per facade turn: a class, where a literal of closures over the turn's flags made each of them per turn. */
+class Watched implements WatchedTurn {
+  readonly tracker: TurnTracker;
+  readonly #principal: string;
+  #sent = false;
+  #ended = false;
+  #unwatched = false;
+  #readNothing = false;
+  #afresh = false;
+  #reason: CutReason | undefined;
   /**
    * The turn's bound passed while its reply held a follow-up's waiting task (reply/turn.ts): that task's frame, its
    * question, goes out with the words the bound tells, so its user read it, although the writer may acknowledge
    * those last frames only after the note is written.
    */
-  let heldAtBound = false;
+  #heldAtBound = false;
+
+  constructor(
+    private readonly conversation: Conversation,
+    private readonly notes: CutTurnNotes,
+    private readonly shutdown: AbortSignal | undefined,
+    private readonly turn: WatchedTurnMessage,
+  ) {
+    this.#principal = conversation.principal;
+    const { shows } = turn;
+    this.tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
+  }
+
+  sent(): void {
+    this.#sent = true;
+  }
+
+  unwatched(read?: 'nothing', why?: CutReason): boolean {
+    // The first way it was left is the one its user was told of (after the bound passed, its reply says the agent goes on).
+    if (!this.#unwatched) this.#reason = why;
+    // Its frame, that bound's reply, shows its question only when it is not the one its user just answered (reducer.ts, failReply).
+    if (!this.#unwatched && why === 'timed-out') this.#heldAtBound = asksAnew(this.tracker.heldStatus, this.turn.previous);
+    this.#unwatched = true;
+    this.#readNothing ||= read === 'nothing';
+    return this.#cutTask() !== undefined;
+  }
+
+  startedAfresh(): void {
+    this.#afresh = true;
+  }
+
+  heldRepeatsQuestion(): boolean {
+    return repeatsShownQuestion(this.tracker.heldStatus, this.turn.previous);
+  }
+
+  awaitsFirstEvent(): boolean {
+    return this.#sent && !this.turn.shows && this.turn.sent.taskId === undefined && this.tracker.mark === 0;
+  }
+
+  toldAtCut(error: unknown, words: FacadeWords): unknown {
+    if (!this.#sent || !cutByShutdown(error, this.shutdown)) return error;
+    return error.toldAs(this.#cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);
+  }
+
+  leftAtEnd(): void {
+    if (this.turn.shows || this.#unwatched) return;
+    this.#unwatched = true;
+    if (this.#ended) this.#noteCut();
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#noteCut();
+  }
+
   /**
    * The task to note as cut, when the shutdown has cut the turn or its user stopped watching it: unless its user
    * was shown its end (what a stream wrote, not what it relayed after they left: a question they never read stays open).
    */
-  const cutTask = (): string | undefined => {
-    if (!(shutdown?.aborted || unwatched) || !conversation.contextId) return undefined;
-    const { state, heldStatus } = tracker.shown();
+  #cutTask(): string | undefined {
+    if (!(this.shutdown?.aborted || this.#unwatched) || !this.conversation.contextId) return undefined;
+    const { state, heldStatus } = this.tracker.shown();
     // A follow-up's stream that opened with its task still waiting (an a2a-js 1.x agent taking up the answer) goes on.
     if (state !== undefined && !isActiveState(state) && heldStatus === undefined) return undefined;
-    return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
-  };
-  const noteCut = (): void => {
-    const { contextId } = conversation;
+    const { shows, sent } = this.turn;
+    return this.tracker.taskId ?? shows?.current.id ?? (this.#sent ? sent.taskId : undefined);
+  }
+
+  #noteCut(): void {
+    const { contextId } = this.conversation;
     if (!contextId) return;
-    const taskId = cutTask();
+    const taskId = this.#cutTask();
+    const { tracker } = this;
     if (!taskId) {
-      if (shows) void notes.forget(principal, contextId, shows.current.id);
+      if (this.turn.shows) void this.notes.forget(this.#principal, contextId, this.turn.shows.current.id);
       return;
     }
     // Made only for a note (a turn not cut, the most frequent, copies nothing). The note is written as the cut
     // stream ends; the store keeps it before it closes (conversation-languages.ts).
-    const soFar = readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), heldAtBound ? { heldShown: true } : {});
+    const soFar = this.#readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), this.#heldAtBound ? { heldShown: true } : {});
     // Its rest tells its user the agent started afresh unless a frame that told them so was written to them.
-    const toldAfresh = !readNothing && tracker.shown().startedAfreshTold;
-    const shown = afresh && !toldAfresh ? withFields(soFar, { startedAfresh: true }) : soFar;
-    void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
-  };
-  return {
-    tracker,
-    sent: () => void (sent = true),
-    unwatched(read, why) {
-      // The first way it was left is the one its user was told of (after the bound passed, its reply says the agent goes on).
-      if (!unwatched) reason = why;
-      // Its frame, that bound's reply, shows its question only when it is not the one its user just answered (reducer.ts, failReply).
-      if (!unwatched && why === 'timed-out') heldAtBound = asksAnew(tracker.heldStatus, turn.previous);
-      unwatched = true;
-      readNothing ||= read === 'nothing';
-      return cutTask() !== undefined;
-    },
-    startedAfresh: () => void (afresh = true),
-    heldRepeatsQuestion: () => repeatsShownQuestion(tracker.heldStatus, turn.previous),
-    awaitsFirstEvent: () => sent && !shows && turn.sent.taskId === undefined && tracker.mark === 0,
-    toldAtCut(error, words) {
-      if (!sent || !cutByShutdown(error, shutdown)) return error;
-      return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);
-    },
-    leftAtEnd() {
-      if (shows || unwatched) return;
-      unwatched = true;
-      if (ended) noteCut();
-    },
-    end() {
-      if (ended) return;
-      ended = true;
-      noteCut();
-    },
-  };
+    const toldAfresh = !this.#readNothing && tracker.shown().startedAfreshTold;
+    const shown = this.#afresh && !toldAfresh ? withFields(soFar, { startedAfresh: true }) : soFar;
+    const reason = this.#reason;
+    void this.notes.note(this.#principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
+  }
 }
 
 /**
