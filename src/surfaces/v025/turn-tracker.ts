@@ -34,9 +34,12 @@ export interface ShownTurn {
   soFar(): TurnSoFar;
 }
 
-/** The parts of each file the caller was shown before, copied: chunks appended later are appended to the copy. */
-const filesShownBefore = (turn: Pick<TurnSoFar, 'shownFiles'>): Map<string, Part[] | undefined> =>
-  new Map([...(turn.shownFiles ?? [])].map(([id, parts]) => [id, parts && [...parts]]));
+/**
+ * The parts of each file the caller was shown before, copied: chunks appended later are appended to the copy.
+ * None when no file was (a turn's notes of files are made at its first file: most turns show none).
+ */
+const filesShownBefore = (turn: Pick<TurnSoFar, 'shownFiles'>): Map<string, Part[] | undefined> | undefined =>
+  turn.shownFiles?.size ? new Map([...turn.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) : undefined;
 
 /** The turn so far as a run of events makes it: what was relayed, or what of that was written to the caller. */
 class NotesSoFar {
@@ -49,10 +52,10 @@ class NotesSoFar {
   private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
   private readonly passed: Message[] = [];
-  /** Each file once, however many chunks of it came. */
-  private readonly passedFiles = new Set<string>();
+  /** Each file once, however many chunks of it came; made at the first. */
+  private passedFiles: Set<string> | undefined;
   /** The parts of each file as the caller holds them (undefined: appended to a file the turn did not begin). */
-  private readonly shownFiles: Map<string, Part[] | undefined>;
+  private shownFiles: Map<string, Part[] | undefined> | undefined;
   private lastStatus: TaskStatusUpdateEvent | undefined;
   private pipelineSequence: number | undefined;
 
@@ -82,20 +85,21 @@ class NotesSoFar {
     }
     if ('artifactUpdate' in event) {
       const { artifact, append } = event.artifactUpdate;
-      this.passedFiles.add(artifact.artifactId);
-      const known = this.shownFiles.get(artifact.artifactId);
+      (this.passedFiles ??= new Set()).add(artifact.artifactId);
+      const files = (this.shownFiles ??= new Map<string, Part[] | undefined>());
+      const known = files.get(artifact.artifactId);
       // Appended in place: a long file comes in thousands of chunks.
-      if (append !== true) this.shownFiles.set(artifact.artifactId, [...artifact.parts]);
+      if (append !== true) files.set(artifact.artifactId, [...artifact.parts]);
       else if (known) known.push(...artifact.parts);
-      else this.shownFiles.set(artifact.artifactId, undefined);
+      else files.set(artifact.artifactId, undefined);
     }
   }
 
   soFar(): TurnSoFar {
     return withFields(this.turn, {
       passed: [...(this.turn.passed ?? []), ...this.passed.map((message) => joinText(message.parts))],
-      passedFiles: [...new Set([...(this.turn.passedFiles ?? []), ...this.passedFiles])],
-      ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
+      passedFiles: [...new Set([...(this.turn.passedFiles ?? []), ...(this.passedFiles ?? [])])],
+      ...(this.shownFiles ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
       ...(this.heldShown ? { heldShown: true } : {}),

@@ -98,6 +98,23 @@ describe('TurnTracker: what the stream carried', () => {
     expect(tracked([taskEvent('TASK_STATE_WORKING')], OPENING).soFar()).not.toHaveProperty('shownFiles');
   });
 
+  it('a file shown before the turn (a cut turn’s rest): chunks appended to it go on from what was shown, which stays as it was', () => {
+    const before = [{ text: '# A\n' }];
+    const cutTurn = { sent: FOLLOW_UP, passed: [], passedFiles: ['A'], shownFiles: new Map([['A', before]]) };
+    const tracker = new TurnTracker(cutTurn);
+    tracker.note({ artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId: 'A', parts: [{ text: '}\n' }] }, append: true } });
+    tracker.note(fileEvent('B'));
+    expect(tracker.soFar()).toMatchObject({
+      passedFiles: ['A', 'B'],
+      shownFiles: new Map([
+        ['A', [{ text: '# A\n' }, { text: '}\n' }]],
+        ['B', [{ text: '# B\n' }]],
+      ]),
+    });
+    expect(before).toEqual([{ text: '# A\n' }]);
+    expect(cutTurn.shownFiles).toEqual(new Map([['A', [{ text: '# A\n' }]]]));
+  });
+
   it('the last status update the caller was shown, whole (its metadata too); a file after it does not replace it', () => {
     const tool = { iac_code: { tool: { status: 'started', name: 'write_file' } } };
     const tracker = tracked([statusEvent('TASK_STATE_WORKING', agent('好的，')), statusEvent('TASK_STATE_WORKING', undefined, tool), fileEvent('A')]);
