@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureNodeArgs } from '../../support/run-cli.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
+import { testPersistenceDir } from '../../support/test-persistence-dir.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const V1 = { 'a2a-version': '1.0', 'content-type': 'application/json' };
@@ -29,7 +30,13 @@ beforeAll(async () => {
   agent = await startSdkV1Agent();
   child = spawn(
     process.execPath,
-    ['--max-old-space-size=160', ...fixtureNodeArgs(path.join(here, 'fixtures', 'capped-heap-gateway.ts')), agent.url],
+    // The test file's own persistence-dir: the checkout's, the default, may be held by a gateway a developer runs there.
+    [
+      '--max-old-space-size=160',
+      ...fixtureNodeArgs(path.join(here, 'fixtures', 'capped-heap-gateway.ts')),
+      agent.url,
+      JSON.stringify({ 'persistence-dir': testPersistenceDir() }),
+    ],
     {
       cwd: path.resolve(here, '../../..'),
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
