@@ -5,8 +5,14 @@ import { ConfigError } from '../config/config-error.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { errnoText } from '../errno-text.js';
 
-/** What the start keeps files in `persistence-dir` for: push (its key file, config store, queue and journals). */
-const usesPersistenceDir = (config: GatewayConfig): boolean => config['push-notifications'];
+/**
+ * What the gateway keeps files in `persistence-dir` for, and which it cannot do without. Push (its key file, config
+ * store, queue and journals; with `store: redis` its held notifications, push-held/) needs the folder: the start
+ * checks it (checkPersistenceDir). The facade's cut-turn notes without Redis are kept there too, best effort.
+ */
+const needsPersistenceDir = (config: GatewayConfig): boolean => config['push-notifications'];
+export const keepsFilesInPersistenceDir = (config: GatewayConfig): boolean =>
+  needsPersistenceDir(config) || (config.bailian.enabled && config.store !== 'redis');
 
 /**
  * Checks, creating nothing, that `persistence-dir` can hold the gateway's files: the folder, or the
@@ -15,7 +21,7 @@ const usesPersistenceDir = (config: GatewayConfig): boolean => config['push-noti
  * directory)`), rather than the first file that could then not be written.
  */
 export async function checkPersistenceDir(config: GatewayConfig): Promise<void> {
-  if (!usesPersistenceDir(config)) return;
+  if (!needsPersistenceDir(config)) return;
   const dir = resolve(config['persistence-dir']);
   let at = dir;
   let found = await stat(at).catch((error: NodeJS.ErrnoException) => error);

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createFileOnceSync, removeStaleTemps, tempPathFor } from '../atomic-file.js';
 import { ConfigError } from '../config/config-error.js';
+import { keepsFilesInPersistenceDir } from './persistence-dir.js';
 import type { GatewayConfig } from '../config/schema.js';
 
 /**
@@ -32,10 +33,6 @@ export const LOCK_TIMING: LockTiming = { heartbeatMs: 5_000, staleAfterMs: 30_00
 const MAX_ROUNDS = 50;
 
 type LockLogger = Pick<Logger, 'warn' | 'error'>;
-
-/** What the gateway keeps in `persistence-dir`: push's files (also with `store: redis`: push-held/), the facade's cut-turn notes without Redis. */
-export const keepsStateInPersistenceDir = (config: GatewayConfig): boolean =>
-  config['push-notifications'] || (config.bailian.enabled && config.store !== 'redis');
 
 interface Holder {
   pid?: number;
@@ -237,7 +234,7 @@ export async function lockPersistenceDir(dir: string, logger: LockLogger, timing
  * as before, its files failing as they did (push's folder was checked before: checkPersistenceDir).
  */
 export async function holdPersistenceDir(config: GatewayConfig, logger: LockLogger): Promise<(() => Promise<void>) | undefined> {
-  if (!keepsStateInPersistenceDir(config)) return undefined;
+  if (!keepsFilesInPersistenceDir(config)) return undefined;
   try {
     return await lockPersistenceDir(config['persistence-dir'], logger);
   } catch (error) {
