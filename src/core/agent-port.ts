@@ -93,9 +93,9 @@ export interface CallContext {
    * The task the call's message continues, as a decorator of the core read it for those below, which build on it
    * rather than read it again: as the message entered, its queued writes done, with its scope (repeated-messages.ts
    * for task-scope.ts, the scope it was read with held by the handing context alone; task-scope.ts for admission.ts);
-   * once the context's lane was taken for the turn (admission.ts, for stream-opening.ts). Each sets
-   * it, or takes it away, on the context it hands below (followed-record.ts), never a surface; what reads it checks
-   * it is the message's task.
+   * once the context's lane was taken for the turn (admission.ts, for stream-opening.ts, on the streams it lets in;
+   * a blocking call's goes on below unread, no layer there reading it). Set or taken away only by the core
+   * (followed-record.ts), never a surface; what reads it checks it is the message's task.
    */
   followedRecord?: Task;
 }
