@@ -15,8 +15,8 @@ const NOTHING: Promise<ConversationNotesRead> = Promise.resolve({ cut: undefined
  * writes them (the cut note is only forgotten, and read no more). A later read, or one of another conversation, goes
  * to the store. Per turn only: another replica may write between calls.
  *
- * A conversation the turn opens, under the context id the facade just made for it (send.ts), has no notes yet: its
- * first reads are answered with none, and nothing is read.
+ * A conversation the turn opens, under the context id the facade just made for it (send.ts), has no notes yet: with
+ * a shared store its first reads are answered with none, and nothing is read.
  */
 export function turnNoteStores(
   languages: ConversationLanguages,
@@ -25,10 +25,10 @@ export function turnNoteStores(
 ): TurnNoteStores {
   const { principal, contextId } = conversation;
   const { readTogether } = languages;
-  if (contextId === undefined || (!opened && !readTogether))
-    return { cutTurns: languages.cutTurns, sentTurnMessages: languages.sentTurnMessages, languages };
+  // In one process's memory a note's read is a lookup: wrapping the stores would cost more than it saves.
+  if (contextId === undefined || !readTogether) return { cutTurns: languages.cutTurns, sentTurnMessages: languages.sentTurnMessages, languages };
   let together: Promise<ConversationNotesRead> | undefined;
-  const notes = (): Promise<ConversationNotesRead> => (opened || !readTogether ? NOTHING : (together ??= readTogether(principal, contextId)));
+  const notes = (): Promise<ConversationNotesRead> => (opened ? NOTHING : (together ??= readTogether(principal, contextId)));
   /** `store`'s read, its first of this conversation answered from the notes read together. */
   const firstFromNotes = <T>(
     pick: (read: ConversationNotesRead) => T | undefined,
