@@ -9,6 +9,9 @@
  * Prints `READY <url>` on stdout. SIGTERM closes the gateway and exits normally, which is what lets
  * `--cpu-prof` write its profile.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installDiagnostics } from './diag-hooks.mjs';
 import { answerMemoryProbes } from './memory-probes.mjs';
@@ -20,7 +23,11 @@ const { defaultConfig } = await import(new URL('config/schema.js', dist).href);
 const { createLogger } = await import(new URL('log.js', dist).href);
 
 const overrides = JSON.parse(process.argv[2] ?? '{}');
-const config = defaultConfig({ port: 0, 'log-level': 'silent', ...overrides });
+// The bench runs several gateways at once (two builds side by side, the idle-stream gateway beside the main one), and a
+// gateway holds its persistence-dir against a second one: each gets a folder of its own, gone when it exits.
+const ownDir = overrides['persistence-dir'] === undefined ? mkdtempSync(join(tmpdir(), 'a2a-bridge-bench-')) : undefined;
+if (ownDir) process.on('exit', () => rmSync(ownDir, { recursive: true, force: true }));
+const config = defaultConfig({ port: 0, 'log-level': 'silent', 'persistence-dir': ownDir, ...overrides });
 const gateway = await startGateway(config, createLogger(config['log-level']));
 installDiagnostics();
 process.stdout.write(`READY ${gateway.url}\n`);
