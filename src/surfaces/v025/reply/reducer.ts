@@ -1,7 +1,5 @@
 import {
   withFields,
-  isActiveState,
-  isExplainedState,
   isTerminalState,
   type Message,
   type StreamResponse,
@@ -11,16 +9,13 @@ import {
   type TaskStatusUpdateEvent,
 } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
-import { isAssistantFinal, isProviderError, isToolEvent } from '../../../upstream/iac-code/events.js';
-import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
-import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
-import { permissionPromptText } from './permission-prompt.js';
+import { pipelineEnvelopes } from '../../../upstream/iac-code/pipeline-events.js';
 import { repeatsShownQuestion } from './held-question.js';
 import { failedTurnReason } from './words.js';
 import { collectCommands } from './commands.js';
 import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
-import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
-import { closeCode, showText } from './reply-artifact.js';
+import { holdingArtifact, holdsNothing } from './pipeline-text.js';
+import { closeCode } from './reply-artifact.js';
 import {
   afterArtifact,
   beforeArtifact,
@@ -34,13 +29,11 @@ import {
   type ShowHeld,
 } from './open-artifact.js';
 import { onMessage } from './direct-message.js';
-import { closesWithToken } from './closing-token.js';
-import { isIacCodeFinalRepeat, repeatsShown, saysWords, sinceWords, startsSegment } from './rules.js';
-import { restatement } from './restatement.js';
+import { onPipelineStatus, withHeldShown } from './pipeline-status.js';
+import { onPlainStatus } from './plain-status.js';
 import { withState, type HeldEvent, type ReplyOptions, type ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
-import { endsCallerTurn, finish, inReply, messageEdges, messageText, saysSomething, start, statusUpdate } from './turn-bounds.js';
-import { withToolNoted } from './unsaid-end.js';
+import { endsCallerTurn, finish, saysSomething, start } from './turn-bounds.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -159,125 +152,6 @@ class Showing implements ShowHeld {
   closeCode(state: ReplyState): ReplyState {
     return closeCode(state, this.out, this.options);
   }
-}
-
-/** A piece of a pipeline update as the working message it reads like. */
-const pieceUpdate = (event: TaskStatusUpdateEvent, piece: { text: string; key: string }, state?: TaskStatus): TaskStatusUpdateEvent => {
-  const message: Message = { messageId: piece.key, role: 'ROLE_AGENT', parts: [{ text: piece.text }] };
-  const status: TaskStatus = state ? withFields(state, { message }) : { state: 'TASK_STATE_WORKING', message };
-  return withFields(event, { status, metadata: state ? event.metadata : undefined });
-};
-
-/**
- * An iac-code pipeline update: what its envelopes say (pipeline-text.ts) goes through the rules of any
- * agent message, piece by piece, as working messages. A question or a reason that ends the turn carries
- * the update's state, as a status message with it would; otherwise the update itself ends the turn.
- */
-function onPipelineStatus(
-  state: ReplyState,
-  event: TaskStatusUpdateEvent,
-  envelopes: readonly PipelineEnvelope[],
-  out: V025StreamEvent[],
-  options: ReplyOptions,
-): ReplyState {
-  const final = endsCallerTurn(event.status.state, options);
-  const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final, options.words);
-  let next = said.hold === state.pipelineHeld ? state : withState(state, { pipelineHeld: said.hold });
-  const closing = final ? said.pieces.findLastIndex((piece) => 'ends' in piece) : -1;
-  let spoke = false;
-  for (const [at, piece] of said.pieces.entries()) {
-    if ('break' in piece) {
-      next = withState(next, { breakPending: true });
-      continue;
-    }
-    spoke = true;
-    if ('artifact' in piece) {
-      next = upstreamArtifactEvents(next, piece.artifact, out, options);
-      continue;
-    }
-    next = onPlainStatus(next, pieceUpdate(event, piece, at === closing ? event.status : undefined), out, options, true);
-  }
-  return !spoke || (final && closing < 0) ? onPlainStatus(next, event, out, options) : next;
-}
-
-/** A turn that ends other than by a pipeline update still shows what its candidates wrote so far. */
-function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  if (holdsNothing(state.pipelineHeld)) return state;
-  let next: ReplyState = withState(state, { pipelineHeld: NOTHING_HELD });
-  const working = { taskId: state.taskId, contextId: state.contextId, status: { state: 'TASK_STATE_WORKING' as const } };
-  for (const piece of heldBlocks(state.pipelineHeld, options.words)) {
-    if ('text' in piece) next = onPlainStatus(next, pieceUpdate(working, piece), out, options, true);
-    else if ('artifact' in piece) next = upstreamArtifactEvents(next, piece.artifact, out, options);
-  }
-  return withState(next, { lastStatus: state.lastStatus });
-}
-
-/**
- * A status update. `facadeWords`: one the facade made of iac-code's pipeline envelopes, whose pieces are
- * lines of their own; the agent's own working messages are its running text (rules.ts).
- */
-function onPlainStatus(
-  state: ReplyState,
-  event: TaskStatusUpdateEvent,
-  out: V025StreamEvent[],
-  options: ReplyOptions,
-  facadeWords = false,
-): ReplyState {
-  const { status, metadata } = event;
-  const final = endsCallerTurn(status.state, options);
-  const question = status.message ? undefined : pendingPermission(metadata);
-  const said = question ? permissionPromptText(question, options.words) : messageText(status.message, options);
-  const text = inReply(status.state, options) ? said : '';
-  // A file, a link or data at either end of a message stands on lines of its own, also across messages.
-  const edges = messageEdges(question ? undefined : status.message, options);
-  const opens = text !== '' && edges.opens;
-  // The message before this one, which a message grown in place says again (restatement.ts); this one is the next's.
-  const previous = state.messageText;
-  const fields: Partial<ReplyState> = opens
-    ? { lastStatus: status, messageText: text, breakPending: true }
-    : text === ''
-      ? { lastStatus: status }
-      : { lastStatus: status, messageText: text };
-  let next: ReplyState = withState(start(state, event, out, options), fields);
-  const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
-  // iac-code's assistantFinal repeats the text after the last tool call: a whole message, not running text.
-  const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING' && !isAssistantFinal(metadata);
-  const fresh = final || startsSegment(key, next);
-  // A message that ends the turn under the id of the running text (an agent that streams its reply as messages
-  // sharing one id, then closes with that id): that message again, whole or its end, or its last token, or new words.
-  const closesRunning = final && !startsSegment(key, next);
-  const repeated = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
-  const restated = repeated ? undefined : restatement(text, next, { fresh, flows, closesRunning, previous });
-  const nothingNew = repeated || restated?.text === '';
-  const added = nothingNew ? undefined : restated;
-  // What a message adds after restating the reply carries it on: as running text; as the rest of the
-  // sentence the restated text broke off in (the current segment goes on); or on a line of its own, also
-  // when it continues the segment it restated (iac-code keeps one message id a turn).
-  const finishing = added?.finishing === true;
-  const newText = added?.text ?? text;
-  const shownKey = finishing ? (next.segmentKey ?? key) : key;
-  if (added !== undefined && !flows && !finishing) next = withState(next, { breakPending: true });
-  // A turn-ending message under the id of the running text that neither restates nor adds to it starts a line
-  // when it is a failure's reason, iac-code's provider error (it fails a turn, or asks to retry, with the id of
-  // its text chunks: "正在校验模板Model …"), or new words ("正在部署" then "部署完成。"); only an agent's last
-  // token on the closing status ("is 42" then ".") goes on where the text left off (rules.ts, closesWithToken).
-  if (closesRunning && added === undefined && !nothingNew) {
-    if (isExplainedState(status.state) || isProviderError(metadata) || !closesWithToken(text, next)) next = withState(next, { breakPending: true });
-  }
-  if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
-  // A file's or data's block is not the agent's code, even in its running text: a fence it left open is closed first.
-  if (!nothingNew) {
-    const before = opens ? closeCode(next, out, options) : next;
-    next = sinceWords(showText(before, newText, shownKey, false, out, options, flows), before, question !== undefined || saysWords(status.message));
-  }
-  if (!nothingNew && edges.closes) next = withState(next, { breakPending: true });
-  if (!isActiveState(status.state)) {
-    // A state change the caller must see that does not end its turn (auth-required under a plain profile).
-    out.push(statusUpdate(next, status, false, metadata, !inReply(status.state, options), options));
-  } else if (text === '' && options.upstreamMetadata === 'pass') {
-    out.push(statusUpdate(next, status, false, metadata, true, options));
-  }
-  return isToolEvent(metadata) ? withToolNoted(withState(next, { breakPending: true }), metadata) : next;
 }
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
