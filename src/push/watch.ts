@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { countBound } from '../lru-count-bound.js';
 import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
 import type { TurnVerdict } from '../core/turn-verdict.js';
@@ -8,23 +5,14 @@ import { heldForVerdict } from './held-for-verdict.js';
 import { copyCarriedConfigs, type CarriedConfigs } from './carried-configs.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import {
-  eventTaskRef,
-  isTerminalState,
-  withFields,
-  type StreamResponse,
-  type Task,
-  type TaskPushNotificationConfig,
-  type TaskState,
-  type TaskStatus,
-} from '../model/index.js';
+import { eventTaskRef, withFields, type StreamResponse, type Task, type TaskPushNotificationConfig } from '../model/index.js';
 import type { PushConfigStore } from './config-store/types.js';
 import { holdWhileUnanswered, noticedChange, type HeldChangesOptions } from './held-changes.js';
-import { eventState, isNotifiedState, withPayloadVersion, type PayloadVersion } from './payload.js';
-import { eventStatus, instanceEventId, stableEventId, statusKey, UNTOLD } from './event-id.js';
+import { withPayloadVersion, type PayloadVersion } from './payload.js';
 import type { NotifiedEvents } from './notified-events.js';
 import type { PushLogger, PushQueue } from './queue/types.js';
 import { createChangeResolver } from './resolve-change.js';
+import { createTaskTracks } from './task-tracks.js';
 import type { V025TaskRenderer } from './v025-body.js';
 import type { V1EventInliner } from './v1-body.js';
 
@@ -94,43 +82,6 @@ export interface PushWatcher {
   stop(): Promise<void>;
 }
 
-interface TaskTrack {
-  /** Last state seen, so `terminal` notifies once per change, not once per chunk. */
-  state?: TaskState;
-  /** The turn and the status (`statusKey`) that brought `state` about, when the turn is known: see `endedAgain`. */
-  since?: { turn: string; status: string };
-  /** Events accepted for the task by this watcher: the tail of their fallback event ids. */
-  seq: number;
-}
-
-const MAX_TRACKED_TASKS = 50_000;
-
-/**
- * Whether a status in the state the task is in already is a later turn's end: an agent asked again (input-required
- * after input-required, streamed without a working state between). The turn is another than the one that brought the
- * state about, and so is the status: the Task a follow-up's stream opens with (the task as the agent found it) repeats
- * the last turn's. Unknown turns, or a status that tells nothing of itself, are not taken for a new end.
- */
-function endedAgain(track: TaskTrack, status: TaskStatus, turnMessageId: string | undefined): boolean {
-  const since = track.since;
-  if (!since || turnMessageId === undefined || since.turn === turnMessageId) return false;
-  const key = statusKey(status);
-  return key !== UNTOLD && key !== since.status;
-}
-
-/** A turn began whose states before its end may pass unseen: the state it ends in is a change, unless the task is finished. */
-function turnBegan(track: TaskTrack): void {
-  if (track.state === undefined || isTerminalState(track.state)) return;
-  track.state = undefined;
-  delete track.since;
-}
-
-/** An accepted event's id; `stable` when every replica (and a restarted process) derives the same one. */
-interface AcceptedEvent {
-  eventId: string;
-  stable: boolean;
-}
-
 /**
  * Watches the events that pass through the decorated port. Each accepted event becomes a step on
  * its task's promise chain (inline config first, then events in order), so the stream never waits
@@ -144,10 +95,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   // A change whose configs cannot be read yet (their Redis is away) is held, not dropped.
   const held = holdWhileUnanswered(withFields(deps.held, { resolve: createChangeResolver(deps), logger }));
   const tails = new Map<string, Promise<void>>();
-  const tracks = new LRUCache<string, TaskTrack>(countBound(MAX_TRACKED_TASKS));
+  const tracks = createTaskTracks(deps);
   const openStreams = new Map<string, symbol[]>();
-  /** Fallback event ids stay unique across restarts and replicas without coordination. */
-  const instance = randomBytes(6).toString('hex');
 
   function chain(taskId: string, step: () => Promise<void>, failure: string): Promise<void> {
     const previous = tails.get(taskId) ?? Promise.resolve();
@@ -171,34 +120,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     return Promise.all([inline && storeInline(taskId, inline), copied]).then(() => undefined);
   }
 
-  /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
-  function accept(event: StreamResponse, taskId: string, wholeTurn: boolean, turnMessageId?: string): AcceptedEvent | undefined {
-    // Messages are not task events: A2A pushes Task, status and artifact updates only.
-    if ('message' in event) return undefined;
-    const track = tracks.get(taskId) ?? { seq: 0 };
-    // A blocking answer stands for a whole turn whose working states were never seen here: the state it
-    // reports is a change even when the previous turn ended in the same one (iac-code: input-required).
-    if (wholeTurn) turnBegan(track);
-    const state = eventState(event);
-    let notify = deps.events === 'all';
-    // A terminal state is final: a status arriving after it is stale (a stream still relaying
-    // chunks sent before the CancelTask answer), and must not make the terminal state "change" again.
-    if (state !== undefined && !(track.state !== undefined && isTerminalState(track.state))) {
-      const status = eventStatus(event)!;
-      const changed = state !== track.state || endedAgain(track, status, turnMessageId);
-      notify ||= changed && isNotifiedState(state);
-      track.state = state;
-      if (changed) track.since = turnMessageId !== undefined ? { turn: turnMessageId, status: statusKey(status) } : undefined;
-    }
-    tracks.set(taskId, track);
-    if (!notify) return undefined;
-    track.seq += 1;
-    const stable = stableEventId(taskId, event);
-    return stable ? { eventId: stable, stable: true } : { eventId: instanceEventId(taskId, instance, track.seq), stable: false };
-  }
-
   function observe(event: StreamResponse, taskId: string, wholeTurn = false, turnMessageId?: string): void {
-    const accepted = accept(event, taskId, wholeTurn, turnMessageId);
+    const accepted = tracks.accept(event, taskId, wholeTurn, turnMessageId);
     if (!accepted) return;
     const change = noticedChange({
       taskId,
@@ -283,8 +206,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
 
     async answeredAsFound(taskId, inline) {
       const stored = inline ? storeInline(taskId, inline) : undefined;
-      const track = tracks.get(taskId);
-      if (track) turnBegan(track);
+      tracks.turnBeganOn(taskId);
       await stored;
     },
 
