@@ -1,20 +1,19 @@
 import type { Redis } from 'ioredis';
 import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
-import { LRUCache } from 'lru-cache';
-import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
-import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
-import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
+import type { ListTasksRequest, ListTasksResponse, StreamResponse, Task } from '../../model/index.js';
+import { batchTaskId, boundHistory, foldEvents } from './fold.js';
+import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf } from './query.js';
 import { contextOwnerTtl } from './context-owner.js';
-import { CLAIM_CONTEXT_SCRIPT, LATEST_IN_CONTEXT_SCRIPT, PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
+import { CLAIM_CONTEXT_SCRIPT, LATEST_IN_CONTEXT_SCRIPT, PRUNE_SCRIPT } from './redis-scripts.js';
 import { taskKept, type TaskFields } from './redis-task-fields.js';
-import { contextFragment, listFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
+import { listFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
 import { tenantOf } from '../tenants.js';
 import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis/connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 import { listedMembers } from './redis-list-members.js';
 import { firstAttemptSettled, LOST } from '../../redis/first-attempt.js';
-import { appliedAlready, keptWith, storedDoc, versionedDoc, type Versioned } from './versioned-doc.js';
+import { createRedisTaskWrites } from './redis-task-writes.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
@@ -38,14 +37,9 @@ export interface RedisTaskRegistryOptions {
 /** LATEST_IN_CONTEXT_SCRIPT's answer: the fields of the task the pointer names, or the context's index without one. */
 type LatestReply = [pointer: 1, fields: TaskFields] | [pointer: 0, members: string[]];
 
-/** What a write makes of the stored task (undefined: nothing to write). */
-type Change = (current: Task | undefined) => Task | undefined;
-
-const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
 const CLAIM_CONTEXT_COMMAND = 'a2aBridgeClaimContext';
 const LATEST_IN_CONTEXT_COMMAND = 'a2aBridgeLatestInContext';
-const MAX_WRITE_ATTEMPTS = 32;
 const PRUNE_BATCH = 500;
 
 /**
@@ -59,13 +53,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379', requestPathRedis(options.commandTimeoutMs ?? 0));
   // Counted, and logged at most every 30 s: a failing command surfaces in the call that needed it, without the cause.
   watchRedis(redis, { store: 'task-registry', logger: options.logger });
-  // The key count is passed per call: keys linked by expireWithTasks() follow the eight fixed ones.
-  const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
   const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);
   const claimContextScript = redisScript(redis, CLAIM_CONTEXT_COMMAND, 2, CLAIM_CONTEXT_SCRIPT);
   const latestPointedScript = redisScript(redis, LATEST_IN_CONTEXT_COMMAND, 2, LATEST_IN_CONTEXT_SCRIPT);
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
-  const writeScript: typeof write = (...args) => refusals.track(write(...args));
 
   // An owner's tasks in a tenant (a scope) are indexed apart; the default tenant's where an owner's were before.
   const keys = registryKeys(options.prefix);
@@ -76,84 +67,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const flushes: Array<() => Promise<void>> = [];
 
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
-  const lastWritten = new LRUCache<string, Versioned & { owner: string; tenant: string }>({ max: 1000, ttl: 60_000 });
-
-  async function readVersioned(taskId: string): Promise<Versioned | undefined> {
-    const [version, doc, owner, tenant] = await refusals.read(redis.hmget(keys.task(taskId), 'v', 'd', 'o', 'n'));
-    return version && owner !== null && owner !== undefined ? versionedDoc(Number(version), doc, owner, tenant ?? '') : undefined;
-  }
-
-  // Writes to one task from this process go one at a time: they would only conflict with each other.
-  const localTails = new Map<string, Promise<unknown>>();
-  function mutate(taskId: string, meta: TaskMeta, change: Change, writeId?: string): Promise<Task | undefined> {
-    const previous = localTails.get(taskId) ?? Promise.resolve();
-    const run = previous.then(
-      () => compareAndSet(taskId, meta, change, writeId),
-      () => compareAndSet(taskId, meta, change, writeId),
-    );
-    localTails.set(taskId, run);
-    const forget = () => {
-      if (localTails.get(taskId) === run) localTails.delete(taskId);
-    };
-    run.then(forget, forget);
-    return run;
-  }
-
-  /**
-   * Fold `change` into the stored task under compare-and-set; undefined when nothing was written. A write whose id
-   * the task holds was applied already (a retry of a write that timed out here after Redis took it): the stale
-   * version it starts from conflicts, and the conflict's answer, the document, holds the id. No round trip more.
-   */
-  async function compareAndSet(taskId: string, meta: TaskMeta, change: Change, writeId?: string): Promise<Task | undefined> {
-    const tenant = tenantOf(meta);
-    const scope = keys.scope(meta.owner, tenant);
-    let state: Versioned = lastWritten.get(taskId) ?? (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      // Another owner's task, or one of another tenant, is not written (the script checks so too).
-      if (state.version > 0 && state.owner !== undefined && (state.owner !== meta.owner || (state.tenant ?? '') !== tenant)) return undefined;
-      if (appliedAlready(state, writeId)) return state.task;
-      // Checked against the version the script then requires: a finished state another replica wrote since
-      // is a conflict, folded again here, so it is never overwritten by a running one.
-      const next = unlessReopened(state.task, change(state.task));
-      if (!next) return undefined;
-      const upstream = state.version > 0 ? state.upstream : meta.upstream;
-      const writes = keptWith(state.writes, writeId);
-      const reply = (await writeScript(
-        8 + linkedPrefixes.length,
-        keys.task(taskId),
-        `${scope}idx`,
-        `${scope}exp`,
-        keys.all(scope),
-        keys.context(scope, next.contextId ?? ''),
-        keys.status(scope, next.status.state),
-        keys.contextOwner(next.contextId ?? ''),
-        keys.contextTenant(next.contextId ?? ''),
-        ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
-        String(state.version),
-        storedDoc(next, upstream, writes),
-        meta.owner,
-        sortMember(next),
-        next.status.state,
-        contextFragment(next.contextId),
-        options.idleTtlMs,
-        taskId,
-        scope,
-        contextTtl,
-        tenant,
-        keys.owner(meta.owner),
-      )) as [number, number | string, string?, string?];
-      if (reply[0] === 1) {
-        lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner, tenant, ...(writes ? { writes } : {}) });
-        return next;
-      }
-      lastWritten.delete(taskId);
-      if (reply[0] === -1) return undefined;
-      state = versionedDoc(Number(reply[1]), reply[2], meta.owner, tenant) ?? { version: 0, task: undefined, upstream: meta.upstream };
-      // Another replica keeps winning: step back a random moment so the writers stop colliding.
-      if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
-    }
-    throw A2AError.internal('Task registry write conflict');
-  }
+  const { mutate, forgetLastWritten } = createRedisTaskWrites({ redis, refusals, keys, linkedPrefixes, idleTtlMs: options.idleTtlMs, contextTtl });
 
   async function prune(scope: string): Promise<void> {
     for (let round = 0; round < 10; round++) {
@@ -294,7 +208,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       // The writers' last tries need the connection.
       await Promise.allSettled(flushes.map((flush) => flush()));
       refusals.stop();
-      lastWritten.clear();
+      forgetLastWritten();
       if (ownsClient) await closeRedis(redis);
     },
   };
