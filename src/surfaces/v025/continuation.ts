@@ -31,7 +31,7 @@ export type TaskLookup = (taskId: string) => Promise<Task | undefined>;
 export interface Continuations {
   begin(request: SendMessageRequest, principal: string, lookup?: TaskLookup): Promise<Turn>;
   /**
-   * `begin` for a message that opens a conversation under the context id the facade just made for it (send.ts
+   * `begin` for a message that opens a conversation under the context id the facade just made for it (begun-turn.ts
    * inItsOwnContext): nothing can be recorded under that id yet, so the registry is not asked for its latest task
    * (a round trip with `store: redis`). The turn runs on the context as begin's do.
    */

@@ -50,7 +50,7 @@ export function endedTurnRepeated(
   message: Pick<Message, 'messageId' | 'parts'>,
 ): Promise<Task | undefined> {
   const { principal, contextId } = conversation;
-  // A message that names no context opens a conversation (send.ts gives it one of its own): no turn of it has ended.
+  // A message that names no context opens a conversation (begun-turn.ts gives it one of its own): no turn of it has ended.
   if (!contextId || !message.messageId) return NOT_REPEATED;
   return notedTurnRepeated({ principal, contextId }, notes, deps, ctx, message);
 }

@@ -15,7 +15,7 @@ const NOTHING: Promise<ConversationNotesRead> = Promise.resolve({ cut: undefined
  * writes them (the cut note is only forgotten, and read no more). A later read, or one of another conversation, goes
  * to the store. Per turn only: another replica may write between calls.
  *
- * A conversation the turn opens, under the context id the facade just made for it (send.ts), has no notes yet: with
+ * A conversation the turn opens, under the context id the facade just made for it (begun-turn.ts), has no notes yet: with
  * a shared store its first reads are answered with none, and nothing is read.
  */
 export function turnNoteStores(

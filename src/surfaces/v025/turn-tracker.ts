@@ -114,7 +114,7 @@ export type ShownView = Pick<ShownTurn, 'taskId' | 'state' | 'heldStatus' | 'soF
 /**
  * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,
  * then those of its recovery), so that whatever reads the rest next knows where it starts. One per turn,
- * made as it begins (send.ts): each event is noted once, by what relays it, and the recovery and the note
+ * made as it begins (begun-turn.ts): each event is noted once, by what relays it, and the recovery and the note
  * of a turn a shutdown cut (cut-turns.ts) read the same notes.
  *
  * On a stream (shownAsWritten), relayed is not shown: an event is relayed ahead of the socket (the SSE channel

@@ -2,7 +2,7 @@
  * What a Bailian conversation's messages ask the Redis stores of the facade's own notes and of the context's latest
  * task, each a round trip on the turn's path to a Redis that is remote in production. Against a real Redis, the fake
  * iac-code behind, the user shown the same answers:
- * - a message that opens a conversation (no contextId) gets its context id from the facade (send.ts): nothing is
+ * - a message that opens a conversation (no contextId) gets its context id from the facade (begun-turn.ts): nothing is
  *   recorded under that id yet, so the facade reads neither the context's latest task nor its language (the core's
  *   admission still reads the latest task once it holds the context's lane);
  * - the conversation's next message reads the note of a move (moved-contexts.ts) first, then, after the wait for the

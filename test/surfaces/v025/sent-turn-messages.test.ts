@@ -60,7 +60,7 @@ it('a message that opens its conversation reads no note (no turn of it has ended
   const notes: SentTurnMessages = { note: async () => undefined, of: async (_principal, contextId) => void read.push(contextId) };
   const sent = { messageId: 'm-1', parts: [{ text: 'Create a VPC' }] };
   const [deps, ctx] = [{} as V025FacadeDeps, {} as CallContext];
-  // send.ts asks with the context the caller's message names: none for a message that opens its conversation.
+  // begun-turn.ts asks with the context the caller's message names: none for a message that opens its conversation.
   expect(await endedTurnRepeated({ principal: 'alice', contextId: undefined }, notes, deps, ctx, sent)).toBeUndefined();
   expect(read).toEqual([]);
   const contextId = randomUUID();
