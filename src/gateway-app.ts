@@ -33,6 +33,7 @@ import { underBase } from './surfaces/v025/deps.js';
 import { AGENT_CARD_PATH, AGENT_OWN_ROUTES, HEALTH_PATH, READY_PATH, otherMethodsRefused } from './gateway-routes.js';
 import { JWKS_PATH } from './signing/card-signer.js';
 import { facadeMethodsElsewhere } from './surfaces/v025/served-elsewhere.js';
+import { facadeKeyInSharedHeader } from './surfaces/v025/auth.js';
 import { V1_JSONRPC_PATH } from './surfaces/shared/v1-methods-elsewhere.js';
 import { pushedTaskRenderer } from './surfaces/v025/pushed-task.js';
 import type { V025TaskRenderer } from './push/v025-body.js';
@@ -131,7 +132,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Dialect = guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth), {
     servedAs: V1_SERVED_AS,
     presents: (headers) => authEnabled(config.auth) && admitsCaller(headers, config.auth),
-    meantBy: (request) => (presentsAnyCredential(request.headers, config.auth) ? 'jsonrpc' : undefined),
+    meantBy: (request) =>
+      presentsAnyCredential(request.headers, config.auth) &&
+      !facadeKeyInSharedHeader(request, config.auth['api-key-header'], config['lenient-version'])
+        ? 'jsonrpc'
+        : undefined,
     sentNone: (headers) => !presentsAnyCredential(headers, config.auth),
   });
   const dialects: JsonRpcDialect[] = [v1Dialect];

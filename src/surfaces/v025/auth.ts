@@ -97,6 +97,18 @@ const asksForV025 = (request: Request, lenientVersion: boolean): boolean =>
   !asksForV1(request) && !(lenientVersion && requestedVersion(request) === '');
 
 /**
+ * Whether a call refused before its body is read is a 0.2.5/0.3 caller's although it presents the 1.0 surface's
+ * API-key header: that header is the facade's (`auth.api-key-header`'s default X-API-Key is X-API-KEY), it comes
+ * without an Authorization header, and the call asks for no 1.x version. A stale Bailian key is then answered in
+ * the facade's words, not with the 1.0 surface's `{"error":"Unauthorized"}`, which its 0.2.5 client reads "undefined".
+ */
+export function facadeKeyInSharedHeader(request: Request, apiKeyHeader: string, lenientVersion: boolean): boolean {
+  return (
+    apiKeyHeader.toLowerCase() === FACADE_KEY_HEADER.toLowerCase() && !request.headers.has('authorization') && asksForV025(request, lenientVersion)
+  );
+}
+
+/**
  * The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. `lenientVersion`
  * (`lenient-version`): 1.0 callers may send no A2A-Version, so a call without one is no sign of 0.2.5.
  */

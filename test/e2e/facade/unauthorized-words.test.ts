@@ -73,3 +73,29 @@ describe('on POST /, shared with the 1.0 surface, both behind credentials (baili
     await expect(client.sendMessage({ message: userMessage({ text: 'hello' }) as any })).rejects.toThrow(`RPC error for message/send: ${WORDS}`);
   });
 });
+
+// The 1.0 surface's API keys come in X-API-Key by default, which is the facade's X-API-KEY: a stale Bailian key was
+// answered the 1.0 surface's `{"error":"Unauthorized"}`, read "undefined" by the 0.2.5 client (the body above is what it reads).
+describe('on POST /, beside 1.0 API keys in the same header (auth.api-keys)', () => {
+  const V1_KEY = 'v1-api-key-0123456789abcdef';
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    gateway = await startFacadeGateway({ auth: { 'api-keys': [V1_KEY] }, bailian: { 'api-key': API_KEY } });
+  });
+  afterAll(() => gateway?.close());
+
+  it("a stale Bailian key asking for no 1.x version gets the facade's 401; with A2A-Version: 1.0, the 1.0 surface's", async () => {
+    const post = (headers: Record<string, string>, method: string, params: unknown) =>
+      fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'r-1', method, params }),
+      });
+    const stale = await post({ 'X-API-KEY': 'an-old-bailian-key' }, 'message/send', { message: userMessage() });
+    expect(stale.status).toBe(401);
+    expect(await stale.json()).toEqual({ id: null, error: { code: -32000, message: WORDS } });
+    const v1 = await post({ 'X-API-Key': 'an-old-v1-key', 'a2a-version': '1.0' }, 'GetTask', { id: 'x' });
+    expect(v1.status).toBe(401);
+    expect(await v1.json()).toEqual({ error: 'Unauthorized' });
+  });
+});
