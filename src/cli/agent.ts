@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Dispatcher } from 'undici';
 import { CARD_PATH } from '../config/base-url.js';
+import { AGENT_JSON_PATH } from '../upstream/v025/card.js';
 import { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { upstreamFor } from '../upstream/connect.js';
@@ -83,6 +84,16 @@ export function agentBaseUrl(raw: string | undefined): string {
   url.pathname = url.pathname.replace(CARD_PATH, '');
   return url.href.replace(/\/+$/, '');
 }
+
+/**
+ * Whether the URL typed is an agent's 0.2.5 card (`…/.well-known/agent.json`, the URL Bailian is given). Read from its
+ * base, the 1.0 card comes first; when that one refuses the credentials (a gateway's 1.0 side, which takes no Bailian
+ * key), the refusal names --protocol 0.2.5, which reads the card that was typed.
+ */
+export const typedV025Card = (raw: string): boolean => new URL(raw).pathname.replace(/\/+$/, '').endsWith(AGENT_JSON_PATH);
+
+/** What a refusal of the 1.0 card, found by `auto`, adds for a 0.2.5 card typed (typedV025Card). */
+export const TYPED_V025_CARD_HINT = ', or use the 0.2.5 card typed (--protocol 0.2.5)';
 
 /** The upstream config the gateway's own clients take, from the shared options. */
 export function clientConfig(values: Values): UpstreamConfig {

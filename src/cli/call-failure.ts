@@ -6,6 +6,7 @@ import { grpcRefusalName } from '../upstream/v1/grpc-errors.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { neverReached } from '../upstream/never-reached.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025/card.js';
+import { TYPED_V025_CARD_HINT } from './agent.js';
 import { EXIT_NEEDS_INPUT, EXIT_UNREACHABLE, isCredentialsRefused, oneLine } from './exit-codes.js';
 import { turnFailureText, type TurnTarget } from './turn-failure.js';
 
@@ -54,8 +55,8 @@ async function probeCard(url: string, config: UpstreamConfig, headers: Record<st
   }
 }
 
-const refused = (status: number): CallFailure => ({
-  text: `the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header`,
+const refused = (status: number, hint = ''): CallFailure => ({
+  text: `the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header${hint}`,
   code: EXIT_NEEDS_INPUT,
 });
 
@@ -94,16 +95,20 @@ export async function explainCallFailure(
     binding?: UpstreamBinding;
     /** Where the turn went, once the card was read. */
     turn?: TurnTarget;
+    /** The URL typed was a 0.2.5 card (typedV025Card). */
+    typedV025?: boolean;
   },
 ): Promise<CallFailure> {
   const status = error instanceof A2AError ? error.agentHttpStatus : undefined;
-  if (isCredentialsRefused(status)) return stage === 'turn' && target.binding === 'GRPC' ? refusedOverGrpc(status) : refused(status);
+  // Finding the protocol, `auto` read the 1.0 card first: the one typed is read with --protocol 0.2.5.
+  const hint = stage === 'detect' && target.typedV025 && target.config.protocol === 'auto' ? TYPED_V025_CARD_HINT : '';
+  if (isCredentialsRefused(status)) return stage === 'turn' && target.binding === 'GRPC' ? refusedOverGrpc(status) : refused(status, hint);
   if (stage === 'turn' && target.turn) return { text: turnFailureText(error, target.turn), code: EXIT_UNREACHABLE };
   // Only a failure to read the card is probed: during the turn the card URL was reached already.
   if (stage !== 'turn' && !target.interrupted) {
     const probe = await probeCard(target.url, target.config, target.headers);
     if ('unreachable' in probe) return { text: `cannot reach the agent card at ${probe.cardUrl}: ${probe.unreachable}`, code: EXIT_UNREACHABLE };
-    if ('status' in probe && isCredentialsRefused(probe.status)) return refused(probe.status);
+    if ('status' in probe && isCredentialsRefused(probe.status)) return refused(probe.status, hint);
     if ('status' in probe && probe.status === NOT_READY) return notReady(target.url, probe.cardUrl);
   }
   if (stage === 'detect') return { text: `no A2A agent at ${target.url}: ${oneLine(error)}`, code: EXIT_UNREACHABLE };

@@ -9,6 +9,7 @@ import {
   connectAgent,
   headerPairs,
   parseCommandLine,
+  typedV025Card,
   UsageError,
 } from './agent.js';
 import { explainCallFailure, type CallStage } from './call-failure.js';
@@ -91,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
       return EXIT_USAGE;
     }
     // The options parsed once already (connectAgent): the probe of the card sends what the call sent.
-    const target = { url, config: clientConfig(values), headers: headerPairs(values.header) };
+    const target = { url, config: clientConfig(values), headers: headerPairs(values.header), typedV025: typedV025Card(positionals[0]!) };
     const failure = await explainCallFailure(error, 'detect', target);
     complain(failure.text);
     return failure.code;

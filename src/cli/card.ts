@@ -3,7 +3,16 @@ import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025/card.js';
 import { classifyCard } from '../upstream/detect.js';
-import { agentBaseUrl, AGENT_OPTIONS, agentOptionsHelp, clientConfig, headerPairs, UsageError } from './agent.js';
+import {
+  agentBaseUrl,
+  AGENT_OPTIONS,
+  agentOptionsHelp,
+  clientConfig,
+  headerPairs,
+  TYPED_V025_CARD_HINT,
+  typedV025Card,
+  UsageError,
+} from './agent.js';
 import { complain, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, isCredentialsRefused, oneLine, shown } from './exit-codes.js';
 import { withFields } from '../model/index.js';
 import { NOT_READY, notReady } from './call-failure.js';
@@ -26,6 +35,7 @@ Exit codes: 0 printed, 2 usage, 3 no agent card at URL (or URL unreachable, or t
 export async function run(argv: string[]): Promise<number> {
   let values;
   let url: string;
+  let typedV025 = false;
   try {
     const parsed = parseArgs({ args: argv, options: AGENT_OPTIONS, allowPositionals: true, strict: true });
     values = parsed.values;
@@ -35,6 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (parsed.positionals.length !== 1) throw new UsageError('expected exactly one URL');
     url = agentBaseUrl(parsed.positionals[0]);
+    typedV025 = typedV025Card(parsed.positionals[0]!);
   } catch (error) {
     complain(`${oneLine(error)}\n${USAGE}`);
     return EXIT_USAGE;
@@ -87,7 +98,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (refused) {
       complain(
-        `the agent refused the credentials for its card at ${refused.cardUrl} (HTTP ${refused.status}): give it credentials with --token, --api-key or --header`,
+        `the agent refused the credentials for its card at ${refused.cardUrl} (HTTP ${refused.status}): give it credentials with --token, --api-key or --header` +
+          (typedV025 && config.protocol === 'auto' ? TYPED_V025_CARD_HINT : ''),
       );
       return EXIT_NEEDS_INPUT;
     }
