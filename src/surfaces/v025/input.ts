@@ -103,7 +103,7 @@ export function turnInput(
   const asParts = (turn: SendMessageRequest, fetched?: ReadonlyMap<number, string>): SendMessageRequest => {
     const sent = withImages(turn, key, namespace, acceptsImage, fetched);
     // None became a part (a type the agent's card does not take, a URL not fetched): the agent would get nothing.
-    if (wordless && sent.message.parts.every((part) => part.text !== undefined)) throw emptyText();
+    if (wordless && sent.message.parts.every((part) => part.text !== undefined)) throw emptyText(NO_IMAGE_REACHES);
     return sent;
   };
   // Most turns carry no URL images: no promise to wait for then.
@@ -113,8 +113,11 @@ export function turnInput(
   return { request: nested, images };
 }
 
-function emptyText(): A2AError {
-  const description = 'the message text is empty';
+/** Why a photo sent without words is refused, so its user does not read that they sent nothing. */
+const NO_IMAGE_REACHES = ', and none of its images reaches the agent (its card takes none of their types, or their URL could not be fetched)';
+
+function emptyText(why = ''): A2AError {
+  const description = `the message text is empty${why}`;
   return A2AError.invalidParams(`Invalid params: message.parts: ${description}`, [{ field: 'message.parts', description }]);
 }
 

@@ -146,12 +146,14 @@ describe('images a Bailian user attaches', () => {
       expect(streamedText(results(await stream.rest()))).toBe(expected);
       const nothing = await rpc(gateway.url, 'message/send', { message: userMessage({ text: ' ', metadata: { images: [] } }) });
       expect(nothing.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('the message text is empty') });
-      // Images none of which reaches the agent (a type its card does not take, a URL on a private address): still refused.
+      // Images none of which reaches the agent (a type its card does not take, a URL on a private address): still refused,
+      // saying why: "the message text is empty" alone told the user who sent a photo that they had sent nothing.
       for (const list of [[{ type: 'base64', value: GIF.toString('base64') }], [{ type: 'url', value: `${images.url}/photo.jpg` }]]) {
         const unseen = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '', metadata: { images: list } }) });
         expect(unseen.body.error, JSON.stringify(list)).toMatchObject({
           code: -32602,
-          message: expect.stringContaining('the message text is empty'),
+          message:
+            'Invalid params: message.parts: the message text is empty, and none of its images reaches the agent (its card takes none of their types, or their URL could not be fetched)',
         });
       }
     });
