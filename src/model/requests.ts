@@ -28,7 +28,10 @@ export const TaskPushNotificationConfig = z.looseObject({
 });
 export type TaskPushNotificationConfig = z.infer<typeof TaskPushNotificationConfig>;
 
-const HistoryLength = z.number().int().min(0, 'history length must be non-negative');
+/** zod's own words for a fraction ("expected int, received number") read as if a number were wrong; the REST query's words. */
+export const NOT_AN_INTEGER = 'must be an integer';
+
+const HistoryLength = z.number().int(NOT_AN_INTEGER).min(0, 'history length must be non-negative');
 
 export const SendMessageConfiguration = z.looseObject({
   acceptedOutputModes: z.array(z.string()).optional(),
@@ -70,7 +73,7 @@ export const ListTasksRequest = z.looseObject({
   tenant: Tenant.optional(),
   contextId: ProtocolId.optional(),
   status: TaskState.optional(),
-  pageSize: z.number().int().min(1, 'minimum page size is 1').max(100, 'maximum page size is 100').optional(),
+  pageSize: z.number().int(NOT_AN_INTEGER).min(1, 'minimum page size is 1').max(100, 'maximum page size is 100').optional(),
   pageToken: z.string().optional(),
   historyLength: HistoryLength.optional(),
   statusTimestampAfter: z.string().optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { V025JsonObject } from './parts.js';
 import { V025Message } from './objects.js';
-import { PushCallbackUrl } from '../../model/requests.js';
+import { NOT_AN_INTEGER, PushCallbackUrl } from '../../model/requests.js';
 
 export const V025PushNotificationAuthenticationInfo = z.looseObject({
   schemes: z.array(z.string()),
@@ -27,7 +27,7 @@ export type V025TaskPushNotificationConfig = z.infer<typeof V025TaskPushNotifica
 export const V025MessageSendConfiguration = z.looseObject({
   /** Required by the 0.2.5 schema, optional from 0.2.6 on; 0.2.6/0.3 clients omit it. */
   acceptedOutputModes: z.array(z.string()).optional(),
-  historyLength: z.number().int().optional(),
+  historyLength: z.number().int(NOT_AN_INTEGER).optional(),
   pushNotificationConfig: V025PushNotificationConfig.optional(),
   blocking: z.boolean().optional(),
 });
@@ -47,7 +47,7 @@ export const V025TaskIdParams = z.looseObject({
 export type V025TaskIdParams = z.infer<typeof V025TaskIdParams>;
 
 export const V025TaskQueryParams = V025TaskIdParams.extend({
-  historyLength: z.number().int().optional(),
+  historyLength: z.number().int(NOT_AN_INTEGER).optional(),
 });
 export type V025TaskQueryParams = z.infer<typeof V025TaskQueryParams>;
 

@@ -28,3 +28,14 @@ describe('a facade turn with configuration.historyLength', () => {
     for (const body of asked) expect(body).not.toContain('historyLength');
   });
 });
+
+describe('a fractional historyLength', () => {
+  const running = fakeIacCodeBehindGateway();
+
+  it('is told it must be an integer, on tasks/get and message/send (zod\'s own words read "expected int, received number")', async () => {
+    const got = await rpc(running.gateway.url, 'tasks/get', { id: 'task-1', historyLength: 1.5 });
+    expect(got.body.error).toEqual({ code: -32602, message: 'Invalid params: historyLength: must be an integer' });
+    const sent = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: 'Hello' }), configuration: { historyLength: 0.5 } });
+    expect(sent.body.error).toEqual({ code: -32602, message: 'Invalid params: configuration.historyLength: must be an integer' });
+  });
+});

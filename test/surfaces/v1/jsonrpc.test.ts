@@ -234,6 +234,11 @@ describe('params validation', () => {
     expect((await rpc(app, 'GetTask', { id: 't', historyLength: -1 })).body.error.message).toContain('history length must be non-negative');
     expect((await rpc(app, 'ListTasks', { pageSize: 101 })).body.error.message).toContain('maximum page size is 100');
   });
+
+  it('says a fractional historyLength or page size must be an integer (zod\'s own words: "expected int, received number")', async () => {
+    expect((await rpc(app, 'GetTask', { id: 't', historyLength: 1.5 })).body.error.message).toBe('Invalid params: historyLength: must be an integer');
+    expect((await rpc(app, 'ListTasks', { pageSize: 2.5 })).body.error.message).toBe('Invalid params: pageSize: must be an integer');
+  });
 });
 
 describe('errors from the port', () => {
