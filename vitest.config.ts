@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  */
 const OWN_PROCESS = [
   'test/redis/tls-clients.test.ts',
-  'test/surfaces/v025/passthrough-record.test.ts',
+  'test/surfaces/v025/relay/passthrough-record.test.ts',
   'test/e2e/facade/passthrough.test.ts',
   'test/core/card-refresher.test.ts',
   'test/surfaces/shared/sse.test.ts',

@@ -50,8 +50,8 @@ import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
 import { warnOpenCallerSettings } from './upstream/iac-code/open-caller-settings.js';
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
-import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
-import { relaysAsIs } from './surfaces/v025/passthrough.js';
+import { createConversationLanguages } from './surfaces/v025/notes/conversation-languages.js';
+import { relaysAsIs } from './surfaces/v025/relay/passthrough.js';
 import { passThroughWhenV025 } from './upstream/v025/passthrough-when-v025.js';
 
 /**

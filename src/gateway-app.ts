@@ -1,4 +1,4 @@
-import type { ConversationLanguages } from './surfaces/v025/conversation-languages.js';
+import type { ConversationLanguages } from './surfaces/v025/notes/conversation-languages.js';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
@@ -35,7 +35,7 @@ import { JWKS_PATH } from './signing/card-signer.js';
 import { facadeMethodsElsewhere } from './surfaces/v025/served-elsewhere.js';
 import { facadeKeyInSharedHeader } from './surfaces/v025/auth.js';
 import { V1_JSONRPC_PATH } from './surfaces/shared/v1-methods-elsewhere.js';
-import { pushedTaskRenderer } from './surfaces/v025/pushed-task.js';
+import { pushedTaskRenderer } from './surfaces/v025/tasks/pushed-task.js';
 import type { V025TaskRenderer } from './push/v025-body.js';
 import { withFields } from './model/index.js';
 import { pipelineStateReader } from './upstream/iac-code/pipeline-state.js';

@@ -52,7 +52,7 @@ export interface CallContext {
    * moment: there the call counts as sent once it is made, unless grpc-js says no connection took it
    * (upstream/v1/grpc-errors.ts grpcCallNeverSent).
    * The context's other calls (an admission's GetTask, a recovery's reads) never call it. Set by the 0.2.5
-   * facade's turns (surfaces/v025/cut-turns.ts: a turn the shutdown cut after it may be at work at the agent).
+   * facade's turns (surfaces/v025/recovery/cut-turns.ts: a turn the shutdown cut after it may be at work at the agent).
    */
   onMessageSent?: () => void;
   /**
@@ -66,7 +66,7 @@ export interface CallContext {
   /**
    * The gateway itself vouches that `principal` owns the task this call names: a push follow, started by
    * that caller's own call and journaled with it; the rest of a facade turn a shutdown cut, read by the
-   * principal whose note names it (v025/cut-turns.ts). Such a call reaches a task the registry has forgotten
+   * principal whose note names it (v025/recovery/cut-turns.ts). Such a call reaches a task the registry has forgotten
    * (a restart with `store: memory`), where a caller's would be not found (task-scope.ts).
    */
   ownerVouched?: boolean;

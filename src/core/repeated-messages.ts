@@ -33,7 +33,7 @@ import type { TaskStore } from './task-registry/types.js';
  * the message among its last `tasks.history-limit` messages. A message that names neither opens a conversation the
  * gateway cannot find again, and runs. The 0.2.5 facade is not served here: it sends the agent other words than
  * its caller's at times (a pipeline choice by its number), so it keeps its caller's own message and answers a
- * repeat in its own terms before anything reaches the core (surfaces/v025/repeated-turn.ts).
+ * repeat in its own terms before anything reaches the core (surfaces/v025/turn/repeated-turn.ts).
  *
  * The task a message continues is read as the scope check below reads it: once its queued writes are done, with its
  * owner and tenant in the same read (TaskStore.scopedTask). The caller's is handed below with that scope

@@ -1,7 +1,7 @@
 /**
  * Whether the turn a send began is the one its caller reads, told by the surface that sent it once it knows: the
  * 0.2.5 facade may drop an attempt the agent refused before it did anything and send the caller's message again
- * (surfaces/v025/gone-task.ts). What the call's decorators keep of such a turn for the caller (push: its inline
+ * (surfaces/v025/turn/gone-task.ts). What the call's decorators keep of such a turn for the caller (push: its inline
  * config and its notifications) waits for the verdict (CallContext.turnVerdict).
  */
 export interface TurnVerdict {

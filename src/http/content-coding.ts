@@ -3,7 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate, type BrotliDecompr
 /**
  * The content codings the gateway undoes when an agent (or a proxy in front of it) compresses an answer
  * it was not asked to: the upstream clients (upstream/decoded-body.ts) and the facade's pass-through copy
- * (surfaces/v025/content-decoding.ts) read them the same way.
+ * (surfaces/v025/relay/content-decoding.ts) read them the same way.
  */
 export type ContentCoding = 'gzip' | 'deflate' | 'br';
 

@@ -68,7 +68,7 @@ const failureOutcome = (error: unknown): UpstreamOutcome =>
  * One call to the upstream that answers once, timed for the upstream histograms and counted by how it went: a throw by
  * failureOutcome, a result by `outcomeOf` (default `ok`). Its time is added to the inbound request's record (`timing`),
  * so that the gateway's own share can be told apart. The metered upstream's unary calls go through it, and so do the
- * calls the facade relays to a 0.2.5/0.3 agent past the core (surfaces/v025/relay-observed.ts), named by their 0.2.5 method:
+ * calls the facade relays to a 0.2.5/0.3 agent past the core (surfaces/v025/relay/relay-observed.ts), named by their 0.2.5 method:
  * a relayed stream's outcome is known only at its end (the error event it ended with), a promise the count waits for,
  * timed all the same to the agent's answer.
  */

@@ -2,7 +2,7 @@ import { A2AError } from '../model/index.js';
 import { isRecord } from '../model/json.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
 import type { RequestLogFields } from '../surfaces/shared/env.js';
-import { decodedText } from '../surfaces/v025/content-decoding.js';
+import { decodedText } from '../surfaces/v025/relay/content-decoding.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
 import { isStream } from './body-end.js';
 

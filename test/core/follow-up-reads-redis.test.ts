@@ -24,7 +24,7 @@ import { rejection } from '../support/rejection.js';
 
 beforeAll(requireRedis);
 
-// As the 0.2.5 facade calls the core: a repeat of its message was answered before (surfaces/v025/repeated-turn.ts), and
+// As the 0.2.5 facade calls the core: a repeat of its message was answered before (surfaces/v025/turn/repeated-turn.ts), and
 // the core's own check for one (repeated-messages.ts) is not made.
 const FACADE_ALICE = withFields(ctxOf('v025:alice'), { surface: 'v025' as const });
 // As a 1.0 surface calls the core: the core answers a repeat of the message itself.

@@ -1,6 +1,6 @@
 /**
  * What an operator reads of the facade's relay (`bailian.profile: a2a-0.2.5` in front of a 0.2.5 agent: calls relayed
- * as they are, src/surfaces/v025/passthrough.ts) is what they read of a translated call: a failure the relay answers
+ * as they are, src/surfaces/v025/relay/passthrough.ts) is what they read of a translated call: a failure the relay answers
  * with its own error envelope is noted on the request line (errorCode, and cause/causeCode when it is no fault of the
  * caller's, at warn) and counted by its code; a stream the relay cuts (the agent silent past
  * `upstream.stream-idle-timeout-ms`) has its `stream ended` line; a caller who hangs up on a relayed message/send is

@@ -63,7 +63,7 @@ export function prepareConfig(taskId: string, config: TaskPushNotificationConfig
 /**
  * What a config must say to be pushed to (-32602 otherwise): a callback URL the address rules take, secrets that go
  * into a header as they are. The gateway's own configs (prepareConfig) and those the facade relays to an agent that
- * pushes itself (surfaces/v025/relayed-push-configs.ts).
+ * pushes itself (surfaces/v025/relay/relayed-push-configs.ts).
  */
 export function assertConfigContent(config: TaskPushNotificationConfig, options: Pick<ConfigStoreOptions, 'allowPrivate'>): void {
   validateCallbackUrl(config.url, options);

@@ -17,7 +17,7 @@ import {
  * there: a caller that sent its message again would run the turn twice (with iac-code, a second deployment), and
  * another replica would refuse it while the first runs. So such a stream ends with words that name the task and
  * how to follow it, at the status of a call that may have done its work (500 INTERNAL), as the 0.2.5 facade tells
- * its users that the agent is still working (v025/cut-turns.ts).
+ * its users that the agent is still working (v025/recovery/cut-turns.ts).
  */
 export class StreamCut {
   private taskId: string | undefined;

@@ -11,7 +11,7 @@ import { varyByForwardedHost } from '../shared/public-url.js';
 import { FACADE_KEY_HEADER, extendedCardForFacadeCallers, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { facadeExtensions } from './extensions.js';
-import { passThroughCard, relayCardCache } from './passthrough.js';
+import { passThroughCard, relayCardCache } from './relay/passthrough.js';
 
 /** The 0.2.5 card of the facade for an upstream (1.0) card, served at `url`. */
 export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): V025AgentCard {

@@ -13,8 +13,8 @@ import type { RelayWatch } from '../../upstream/v025/passthrough.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
-import type { ConversationLanguages } from './conversation-languages.js';
-import type { ImageFetchSlots } from './image-urls.js';
+import type { ConversationLanguages } from './notes/conversation-languages.js';
+import type { ImageFetchSlots } from './turn/image-urls.js';
 import { publicBaseUrl, type PublicUrlConfig } from '../shared/public-url.js';
 
 /** A 0.2.5/0.3 agent's own JSON-RPC endpoint, reached without translation (src/upstream/v025/passthrough.ts). */

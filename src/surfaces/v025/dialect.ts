@@ -21,25 +21,25 @@ import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.j
 import type { PortCallOptions } from '../shared/port-call.js';
 import { outlivesCaller, prepareCall, type OperationEnv, type PreparedCall } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
-import { canceledTaskV025, forgetCanceledTurn } from './canceled-task.js';
-import { createClientTaskIds } from './client-task-ids.js';
-import { createContinuations } from './continuation.js';
-import { createMemoryConversationLanguages } from './conversation-languages.js';
-import { relayCall } from './passthrough.js';
+import { canceledTaskV025, forgetCanceledTurn } from './tasks/canceled-task.js';
+import { createClientTaskIds } from './turn/client-task-ids.js';
+import { createContinuations } from './turn/continuation.js';
+import { createMemoryConversationLanguages } from './notes/conversation-languages.js';
+import { relayCall } from './relay/passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { requireDecodableFiles, requireUserRole } from './input.js';
 import { v025ErrorAnswer } from './errors.js';
 import { replyOptions } from './reply-options.js';
-import { taskCallWords, toldInTaskLanguage } from './task-call-words.js';
-import { latestTurnMessageOf } from './latest-turn-message.js';
+import { taskCallWords, toldInTaskLanguage } from './tasks/task-call-words.js';
+import { latestTurnMessageOf } from './turn/latest-turn-message.js';
 import { sendTurn, streamTurn, type TurnRouting } from './send.js';
-import { toldInTurnLanguage } from './told-in-turn-language.js';
+import { toldInTurnLanguage } from './turn/told-in-turn-language.js';
 import { v025Stream } from './stream.js';
-import { facadeTaskV025 } from './task-history.js';
-import { refuseFinished } from './task-methods.js';
-import { watchedResubscription } from './cut-resubscriptions.js';
-import { joinedTurn } from './joined-turn.js';
-import { rejoinedTurn } from './rejoined-turn.js';
+import { facadeTaskV025 } from './tasks/task-history.js';
+import { refuseFinished } from './tasks/task-methods.js';
+import { watchedResubscription } from './tasks/cut-resubscriptions.js';
+import { joinedTurn } from './tasks/joined-turn.js';
+import { rejoinedTurn } from './tasks/rejoined-turn.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',

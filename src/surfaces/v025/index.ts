@@ -8,7 +8,7 @@ import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
 import { EXTENDED_CARD_PATH, extendedFacadeCardHandler, facadeCardHandler } from './card.js';
 import { underBase, type V025FacadeDeps } from './deps.js';
 import { createV025Dialect } from './dialect.js';
-import { ImageFetchSlots } from './image-urls.js';
+import { ImageFetchSlots } from './turn/image-urls.js';
 import { endpointPaths, unservedUnderBase } from './unserved-paths.js';
 import { withFields } from '../../model/index.js';
 

@@ -4,7 +4,7 @@ import { withFields, A2AError, parseSendMessageRequest, type AgentCard, type Sen
 import { isRecord, type JsonObject } from '../../model/json.js';
 import { isBase64 } from '../../model/well-formed.js';
 import { acceptsMediaType, imagesAsParts, joinText, nestExtensionMetadata } from '../../translate/index.js';
-import { fetchImageUrls, imageUrlsToFetch, type ImageUrlFetch } from './image-urls.js';
+import { fetchImageUrls, imageUrlsToFetch, type ImageUrlFetch } from './turn/image-urls.js';
 
 /** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
 export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';

@@ -6,9 +6,9 @@ import type { V025FacadeDeps } from './deps.js';
 import type { ReplyOptions, ShownStates } from './reply/index.js';
 import { shownStatesOf } from './reply/shown-state.js';
 import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
-import type { ConversationLanguages } from './conversation-languages.js';
+import type { ConversationLanguages } from './notes/conversation-languages.js';
 import { replyArtifactIdOf } from './reply-artifact-id.js';
-import { turnLanguage } from './turn-language.js';
+import { turnLanguage } from './turn/turn-language.js';
 
 /** What one turn's reply depends on besides the facade's settings. */
 export interface TurnFacts {

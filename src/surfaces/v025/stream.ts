@@ -13,7 +13,7 @@ import { withoutGatewayMetadata } from './caller-metadata.js';
 import { toldInWords, v025ErrorBody } from './errors.js';
 import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
-import type { UnwatchedTurn } from './unwatched-turns.js';
+import type { UnwatchedTurn } from './recovery/unwatched-turns.js';
 
 export interface V025StreamOptions {
   id: JsonRpcId;

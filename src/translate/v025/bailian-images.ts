@@ -7,7 +7,7 @@ import { isRecord, type JsonObject } from '../common.js';
  * only. A 1.0 agent reads images from parts: a base64 image whose type the agent's card accepts
  * becomes a raw part, so the agent sees what the user sent. A URL image is not given to the agent as a
  * URL (an agent like iac-code accepts only local `file://` URLs and would refuse the whole message):
- * the facade fetches it (surfaces/v025/image-urls.ts) and its bytes are read here like a base64 one's.
+ * the facade fetches it (surfaces/v025/turn/image-urls.ts) and its bytes are read here like a base64 one's.
  */
 
 /** Leading bytes of the image types a browser or camera sends, and the extension a file of it gets. */

@@ -37,7 +37,7 @@ const isServiceError = (error: unknown): error is ServiceError => error instance
  * How grpc-js begins the details of a status it makes itself rather than reads from the agent's trailers, and whether
  * it says the connection or the stream broke while the call was under way (`broke`): then the call failed as an HTTP
  * agent's connection reset mid-stream does, and is told so (`connection`, model/errors.ts UpstreamFault), so that the
- * facade follows the turn again (surfaces/v025/turn-resubscribe.ts brokeOff), the agent running it on. The others are
+ * facade follows the turn again (surfaces/v025/recovery/turn-resubscribe.ts brokeOff), the agent running it on. The others are
  * an answer that came whole but is not one (an HTTP page, a message past the limit or not decoding) or a request the
  * gateway did not send: nothing to follow again, and not the agent's own error either (unmarked). grpc-js makes them
  * with codes an agent's server sends too (INTERNAL, UNKNOWN, RESOURCE_EXHAUSTED, UNIMPLEMENTED); its UNAVAILABLE are

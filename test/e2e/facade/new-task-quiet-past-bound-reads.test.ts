@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
-import { FOLLOWED_WAIT_MS } from '../../../src/surfaces/v025/continuation.js';
+import { FOLLOWED_WAIT_MS } from '../../../src/surfaces/v025/turn/continuation.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeMessagesIn, readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
 

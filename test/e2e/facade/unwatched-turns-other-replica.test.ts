@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { LET_GO_ELSEWHERE_MS } from '../../../src/surfaces/v025/continuation.js';
+import { LET_GO_ELSEWHERE_MS } from '../../../src/surfaces/v025/turn/continuation.js';
 import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
 import { freshRedisStores, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';

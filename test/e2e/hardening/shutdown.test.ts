@@ -212,7 +212,7 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     // Bailian reads artifacts only: the reason closes the reply, right before the final status.
     const v025Closing = v025Frames.at(-2)!.result;
     expect(v025Closing).toMatchObject({ kind: 'artifact-update', lastChunk: true });
-    // The turn goes on at the agent: its user is told how to read its end, not to send it again (v025/cut-turns.ts).
+    // The turn goes on at the agent: its user is told how to read its end, not to send it again (v025/recovery/cut-turns.ts).
     expect(v025Closing.artifact.parts[0].text).toBe(`\n${facadeWords('en').turnCutByShutdown}`);
 
     const v1BlockingAnswer = await v1Blocking;

@@ -1,6 +1,6 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { refusedTheGateway } from '../../../src/surfaces/v025/turn-resubscribe.js';
+import { refusedTheGateway } from '../../../src/surfaces/v025/recovery/turn-resubscribe.js';
 import { fromGrpcError } from '../../../src/upstream/v1/grpc-errors.js';
 
 const serviceError = (code: status, details: string): Error => Object.assign(new Error(details), { code, details, metadata: new Metadata() });

@@ -4,7 +4,7 @@
  * not decode, or answers with HTTP alone. None is the agent's own error: none is told `reported`, so a turn's stream
  * broken so does not end the turn (the agent may run it on: core/read-on.ts endsTheTurn). A stream reset or ended
  * without a status broke mid-call: a connection lost (`connection`), as an HTTP agent's stream reset is, which the
- * facade follows again (surfaces/v025/turn-resubscribe.ts brokeOff), in the gateway's words. A status the peer sends
+ * facade follows again (surfaces/v025/recovery/turn-resubscribe.ts brokeOff), in the gateway's words. A status the peer sends
  * in its trailers is the agent's own, whatever its code: `reported`, and it ends the turn.
  */
 import http2, { type ServerHttp2Stream } from 'node:http2';
@@ -12,7 +12,7 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endsTheTurn } from '../../../src/core/read-on.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
-import { brokeOff } from '../../../src/surfaces/v025/turn-resubscribe.js';
+import { brokeOff } from '../../../src/surfaces/v025/recovery/turn-resubscribe.js';
 import { fromGrpcError } from '../../../src/upstream/v1/grpc-errors.js';
 import { MAX_MESSAGE_BYTES, startGrpcPeer, type GrpcPeer, type PeerBehaviour } from './grpc-peer.js';
 

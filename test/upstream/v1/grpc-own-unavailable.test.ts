@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../../src/config/schema.js';
 import { endsTheTurn } from '../../../src/core/read-on.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
-import { brokeOff, refusedTheGateway } from '../../../src/surfaces/v025/turn-resubscribe.js';
+import { brokeOff, refusedTheGateway } from '../../../src/surfaces/v025/recovery/turn-resubscribe.js';
 import { createGrpcUpstream } from '../../../src/upstream/v1/grpc-client.js';
 import { fromGrpcError } from '../../../src/upstream/v1/grpc-errors.js';
 import { CLOSED_PORT } from '../../support/free-port.js';

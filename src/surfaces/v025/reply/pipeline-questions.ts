@@ -17,7 +17,7 @@ export function pendingDeploymentConfirmation(metadata: JsonObject | undefined):
  * A question as a person reads it: what went wrong with the last answer, the question, what a deployment
  * would be, and the options numbered from 1. iac-code takes a number for `ask_user_question` itself; for a
  * candidate the facade turns the number into the option's name, for a deployment into the option's action
- * (src/surfaces/v025/pipeline-answers.ts).
+ * (src/surfaces/v025/turn/pipeline-answers.ts).
  */
 export function questionText(data: JsonObject, words: FacadeWords): string | undefined {
   const lines: string[] = [];
