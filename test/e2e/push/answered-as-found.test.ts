@@ -5,6 +5,8 @@
  * the next question was pushed only when the caller sent the turn after it, and the booking (the task's completion)
  * never. The receiver must be pushed each turn's own end, before the caller says anything more, whether the agent
  * ends the turn at once (a follow that subscribes late finds it over) or works on a while (the follow hears it live).
+ * An end in the state the task was found in is this turn's even when it tells nothing of itself (no timestamp, no
+ * message; the question in an artifact): the gateway counts the state a turn answered as found ends in as a change.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +14,7 @@ import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestGateway } from '../../support/gateway.js';
-import { turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import { textPart, turnEvents } from '../../support/sdk-v1-agent-kit.js';
 import { asTask, connect, sendRequest } from '../../support/sdk-v1-client.js';
 import type { Receiver } from './harness.js';
 import { startSdkPushBench, type SdkPushBench } from './sdk-push-bench.js';
@@ -20,14 +22,17 @@ import { startSdkPushBench, type SdkPushBench } from './sdk-push-bench.js';
 const QUESTIONS = ['Which date should I book?', 'And which time?'];
 const DONE = 'Booked.';
 
-/** How the agent goes about a follow-up, per task: at once, or working a while first. */
-const pace = new Map<string, 'at once' | 'after working'>();
+/**
+ * How the agent goes about a follow-up, per task: at once, working a while first, or asking its question in an
+ * artifact under a status that tells nothing of itself (no timestamp, no message: A2A leaves both optional).
+ */
+const pace = new Map<string, 'at once' | 'after working' | 'unstamped'>();
 const asked = new Map<string, number>();
 
 /** Books a table: a question a turn; a follow-up opens with the task as found (which a non-blocking send is answered). */
 const booker: AgentExecutor = {
   async execute(request, bus) {
-    const { opening, status } = turnEvents(request);
+    const { opening, status, artifact } = turnEvents(request);
     const turn = asked.get(request.taskId) ?? 0;
     asked.set(request.taskId, turn + 1);
     bus.publish(request.task ? AgentEvent.task(request.task) : opening());
@@ -36,6 +41,13 @@ const booker: AgentExecutor = {
       await sleep(150);
     }
     const question = QUESTIONS[turn];
+    if (question && request.task && pace.get(request.taskId) === 'unstamped') {
+      const { taskId, contextId } = request;
+      bus.publish(artifact('question', [textPart(question)], false, true));
+      const untold = { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: undefined, timestamp: undefined };
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: untold, metadata: undefined }));
+      return;
+    }
     bus.publish(question ? status(TaskState.TASK_STATE_INPUT_REQUIRED, question) : status(TaskState.TASK_STATE_COMPLETED, DONE));
   },
   cancelTask: async () => undefined,
@@ -51,22 +63,29 @@ beforeAll(async () => {
 });
 afterAll(() => bench?.close());
 
-type Body = { task?: { id: string; status: { state: string; message?: { parts: Array<{ text?: string }> } } } };
+type Parts = { parts: Array<{ text?: string }> };
+type Body = { task?: { id: string; status: { state: string; message?: Parts }; artifacts?: Parts[] } };
+const textOf = (parts: Parts[]): string => parts.flatMap((each) => each.parts.map((part) => part.text ?? '')).join('');
 const seen = (body: Body): [string | undefined, string] => [
   body.task?.status.state,
-  (body.task?.status.message?.parts ?? []).map((part) => part.text ?? '').join(''),
+  textOf(body.task?.status.message ? [body.task.status.message] : []),
 ];
+
+/** The caller's sends of one booking, each with the webhook at `path`. */
+function booking(path: string) {
+  const hook = { tenant: '', id: 'booking', taskId: '', url: `${receiver.url}${path}`, token: 'tok', authentication: undefined };
+  return (text: string, ids: { taskId?: string; contextId?: string }, returnImmediately: boolean): SendMessageRequest => ({
+    ...sendRequest(text, ids),
+    configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately, taskPushNotificationConfig: hook },
+  });
+}
 
 it.each(['at once', 'after working'] as const)(
   'a returnImmediately follow-up answered with the task as found, the agent ending the turn %s: its own end is pushed',
   async (how) => {
     const { client } = await connect(gateway.url, 'JSONRPC');
     const path = `/booking-${randomUUID()}`;
-    const hook = { tenant: '', id: 'booking', taskId: '', url: `${receiver.url}${path}`, token: 'tok', authentication: undefined };
-    const send = (text: string, ids: { taskId?: string; contextId?: string }, returnImmediately: boolean): SendMessageRequest => ({
-      ...sendRequest(text, ids),
-      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately, taskPushNotificationConfig: hook },
-    });
+    const send = booking(path);
 
     const first = asTask(await client.sendMessage(send('book a table', {}, false)));
     pace.set(first.id, how);
@@ -88,3 +107,30 @@ it.each(['at once', 'after working'] as const)(
     ]);
   },
 );
+
+it('a returnImmediately follow-up answered with the task as found, asking again under a status that tells nothing: pushed', async () => {
+  const { client } = await connect(gateway.url, 'JSONRPC');
+  const path = `/unstamped-${randomUUID()}`;
+  const send = booking(path);
+
+  const first = asTask(await client.sendMessage(send('book a table', {}, false)));
+  pace.set(first.id, 'unstamped');
+  const ids = { taskId: first.id, contextId: first.contextId };
+  await receiver.waitFor(path, 1);
+
+  const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
+  expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  await receiver.waitFor(path, 2);
+
+  // Blocking: the task waits under a status that tells nothing of itself, which a returnImmediately answer repeating
+  // it could not be told from this turn's end by (as-found.ts).
+  await client.sendMessage(send('9:00', ids, false));
+  const pushed = (await receiver.waitFor(path, 3)).map((entry) => entry.json as Body);
+
+  expect(pushed.map(seen)).toEqual([
+    ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[0]],
+    ['TASK_STATE_INPUT_REQUIRED', ''],
+    ['TASK_STATE_COMPLETED', DONE],
+  ]);
+  expect(textOf(pushed[1]!.task?.artifacts ?? [])).toBe(QUESTIONS[1]);
+});
