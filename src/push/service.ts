@@ -202,7 +202,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
             const before = reading && (await reading);
             const answer = await port.sendMessage(forwarded, ctx);
             const asFound = asFoundOf(answer, before);
-            if (asFound && 'task' in answer) await watcher.answeredAsFound(answer.task.id, inline);
+            if (asFound && 'task' in answer) await watcher.answeredAsFound(answer.task.id, asFound, inline);
             else await watcher.observeAnswer(answer, inline, forwarded.message.messageId);
             // Journaled before the caller hears the turn goes on: a crash after the answer still pushes its end.
             await follower.follow(answer, ctx, tenantOf(request), forwarded.message.messageId, asFound);

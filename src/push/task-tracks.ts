@@ -10,6 +10,11 @@ interface TaskTrack {
   state?: TaskState;
   /** The turn and the status (`statusKey`) that brought `state` about, when the turn is known: see `endedAgain`. */
   since?: { turn: string; status: string };
+  /**
+   * The status a turn answered as found began in (as-found.ts's key): the last turn's end, no end of this one. Until
+   * the task's state changes, any other status in its state is this turn's end, one that tells nothing of itself too.
+   */
+  asFound?: string;
   /** Events accepted for the task by this watcher: the tail of their fallback event ids. */
   seq: number;
 }
@@ -23,6 +28,7 @@ const MAX_TRACKED_TASKS = 50_000;
  * the last turn's. Unknown turns, or a status that tells nothing of itself, are not taken for a new end.
  */
 function endedAgain(track: TaskTrack, status: TaskStatus, turnMessageId: string | undefined): boolean {
+  if (track.asFound !== undefined) return statusKey(status) !== track.asFound;
   const since = track.since;
   if (!since || turnMessageId === undefined || since.turn === turnMessageId) return false;
   const key = statusKey(status);
@@ -34,6 +40,7 @@ function turnBegan(track: TaskTrack): void {
   if (track.state === undefined || isTerminalState(track.state)) return;
   track.state = undefined;
   delete track.since;
+  delete track.asFound;
 }
 
 /** An accepted event's id; `stable` when every replica (and a restarted process) derives the same one. */
@@ -46,8 +53,11 @@ export interface AcceptedEvent {
 export interface TaskTracks {
   /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
   accept(event: StreamResponse, taskId: string, wholeTurn: boolean, turnMessageId?: string): AcceptedEvent | undefined;
-  /** A turn began on the task whose states before its end pass unseen (`turnBegan`), if the task is tracked. */
-  turnBeganOn(taskId: string): void;
+  /**
+   * A turn began on the task, answered with it as found (`asFound`, as-found.ts's key), if the task is tracked and
+   * not finished: that status is no end of the turn, any other one in the same state is.
+   */
+  turnBeganOn(taskId: string, asFound: string): void;
 }
 
 export function createTaskTracks(deps: { events: 'terminal' | 'all' }): TaskTracks {
@@ -72,7 +82,10 @@ export function createTaskTracks(deps: { events: 'terminal' | 'all' }): TaskTrac
         const changed = state !== track.state || endedAgain(track, status, turnMessageId);
         notify ||= changed && isNotifiedState(state);
         track.state = state;
-        if (changed) track.since = turnMessageId !== undefined ? { turn: turnMessageId, status: statusKey(status) } : undefined;
+        if (changed) {
+          track.since = turnMessageId !== undefined ? { turn: turnMessageId, status: statusKey(status) } : undefined;
+          delete track.asFound;
+        }
       }
       tracks.set(taskId, track);
       if (!notify) return undefined;
@@ -81,9 +94,9 @@ export function createTaskTracks(deps: { events: 'terminal' | 'all' }): TaskTrac
       return stable ? { eventId: stable, stable: true } : { eventId: instanceEventId(taskId, instance, track.seq), stable: false };
     },
 
-    turnBeganOn(taskId) {
+    turnBeganOn(taskId, asFound) {
       const track = tracks.get(taskId);
-      if (track) turnBegan(track);
+      if (track?.state !== undefined && !isTerminalState(track.state)) track.asFound = asFound;
     },
   };
 }

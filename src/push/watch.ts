@@ -67,10 +67,12 @@ export interface PushWatcher {
   observeAnswer(answer: StreamResponse, inline?: InlineConfig, turnMessageId?: string): Promise<void>;
   /**
    * A send's answer that showed the task as the turn found it (as-found.ts): the last turn's end, pushed then, and no
-   * change. Resolves once its inline config is stored; whatever state the turn reaches next is a change, as after a
-   * blocking answer (the agent may ask again in the state it found).
+   * change. Resolves once its inline config is stored; every status the turn reaches next but the one found
+   * (`asFound`, as-found.ts's key) is a change, as after a blocking answer (the agent may ask again in the state it
+   * found), one that tells nothing of itself too; the one found read again (a subscription's Task while the agent
+   * still thinks) is not.
    */
-  answeredAsFound(taskId: string, inline?: InlineConfig): Promise<void>;
+  answeredAsFound(taskId: string, asFound: string, inline?: InlineConfig): Promise<void>;
   /**
    * A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state
    * moved on. `turnMessageId`: the followed turn's, when known.
@@ -204,9 +206,9 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
       await stored;
     },
 
-    async answeredAsFound(taskId, inline) {
+    async answeredAsFound(taskId, asFound, inline) {
       const stored = inline ? storeInline(taskId, inline) : undefined;
-      tracks.turnBeganOn(taskId);
+      tracks.turnBeganOn(taskId, asFound);
       await stored;
     },
 

@@ -15,7 +15,7 @@ import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestGateway } from '../../support/gateway.js';
 import { textPart, turnEvents } from '../../support/sdk-v1-agent-kit.js';
-import { asTask, connect, sendRequest } from '../../support/sdk-v1-client.js';
+import { asTask, collect, connect, sendRequest } from '../../support/sdk-v1-client.js';
 import type { Receiver } from './harness.js';
 import { startSdkPushBench, type SdkPushBench } from './sdk-push-bench.js';
 
@@ -26,7 +26,9 @@ const DONE = 'Booked.';
  * How the agent goes about a follow-up, per task: at once, working a while first, or asking its question in an
  * artifact under a status that tells nothing of itself (no timestamp, no message: A2A leaves both optional).
  */
-const pace = new Map<string, 'at once' | 'after working' | 'unstamped'>();
+const pace = new Map<string, 'at once' | 'after working' | 'unstamped' | 'thinking'>();
+/** A thinking agent's follow-up asks its question once the test lets it: it says nothing before (no working state). */
+let thought: () => void = () => undefined;
 const asked = new Map<string, number>();
 
 /** Books a table: a question a turn; a follow-up opens with the task as found (which a non-blocking send is answered). */
@@ -41,6 +43,7 @@ const booker: AgentExecutor = {
       await sleep(150);
     }
     const question = QUESTIONS[turn];
+    if (question && request.task && pace.get(request.taskId) === 'thinking') await new Promise<void>((resolve) => (thought = resolve));
     if (question && request.task && pace.get(request.taskId) === 'unstamped') {
       const { taskId, contextId } = request;
       bus.publish(artifact('question', [textPart(question)], false, true));
@@ -133,4 +136,33 @@ it('a returnImmediately follow-up answered with the task as found, asking again 
     ['TASK_STATE_COMPLETED', DONE],
   ]);
   expect(textOf(pushed[1]!.task?.artifacts ?? [])).toBe(QUESTIONS[1]);
+});
+
+it('a returnImmediately follow-up answered with the task as found, looked at by a subscription while the agent thinks: its end is pushed', async () => {
+  const { client } = await connect(gateway.url, 'JSONRPC');
+  const path = `/looked-at-${randomUUID()}`;
+  const send = booking(path);
+
+  const first = asTask(await client.sendMessage(send('book a table', {}, false)));
+  pace.set(first.id, 'thinking');
+  const ids = { taskId: first.id, contextId: first.contextId };
+  await receiver.waitFor(path, 1);
+
+  const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
+  expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  // The task as it stands (the gateway answers a subscription to a task waiting for input with its Task alone):
+  // still the last turn's question, which is no end of this turn.
+  const looked = await collect(client.resubscribeTask({ tenant: '', id: first.id }));
+  expect(looked.map((payload) => payload.$case === 'task' && payload.value.status?.state)).toEqual([TaskState.TASK_STATE_INPUT_REQUIRED]);
+  thought();
+  await receiver.waitFor(path, 2);
+
+  await client.sendMessage(send('9:00', ids, true));
+  await receiver.waitFor(path, 3);
+
+  expect(receiver.at(path).map((entry) => seen(entry.json as Body))).toEqual([
+    ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[0]],
+    ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[1]],
+    ['TASK_STATE_COMPLETED', DONE],
+  ]);
 });
