@@ -4,10 +4,11 @@ import { withFields, A2AError, parseSendMessageRequest, type AgentCard, type Sen
 import { isRecord, type JsonObject } from '../../model/json.js';
 import { isBase64 } from '../../model/well-formed.js';
 import { acceptsMediaType, imagesAsParts, joinText, nestExtensionMetadata } from '../../translate/index.js';
+import { facadeWords, type FacadeWords } from './reply/words.js';
 import { fetchImageUrls, imageUrlsToFetch, type ImageUrlFetch } from './turn/image-urls.js';
 
-/** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
-export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';
+/** The refusals are thrown in English: the turn's language is read after (told-in-turn-language.ts inputRefusal). */
+const EN = facadeWords('en');
 
 /**
  * The turn's message with its URL images, once fetched: applied to the request the turn sends, which
@@ -17,18 +18,21 @@ export type LaterImages = Promise<(request: SendMessageRequest) => SendMessageRe
 
 /**
  * One turn as the facade will run it: the 1.0 request (and its URL images, `images`, while they are
- * fetched), or a task that failed without reaching the upstream.
+ * fetched), or a task that failed without reaching the upstream, its reason in the turn's words.
  */
-export type TurnInput = { request: SendMessageRequest; rejected?: undefined; images?: LaterImages } | { request: SendMessageRequest; rejected: Task };
+export type TurnInput =
+  | { request: SendMessageRequest; rejected?: undefined; images?: LaterImages }
+  | { request: SendMessageRequest; rejected: (words: FacadeWords) => Task };
 
-function textOnlyFailure(request: SendMessageRequest): Task {
+/** The answer to a non-text message under `non-text-parts: fail-task`: iac-code's own words for it, in the turn's language. */
+function textOnlyFailure(request: SendMessageRequest, words: FacadeWords): Task {
   const id = randomUUID();
   return {
     id,
     contextId: request.message.contextId ?? randomUUID(),
     status: {
       state: 'TASK_STATE_FAILED',
-      message: { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: TEXT_ONLY_MESSAGE }] },
+      message: { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: words.textInputOnly }] },
       timestamp: new Date().toISOString(),
     },
   };
@@ -87,15 +91,15 @@ export function turnInput(
   const { message } = request;
   const nonText = message.parts.some((part) => part.text === undefined);
   if (nonText && bailian['non-text-parts'] === 'error') {
-    throw A2AError.contentTypeNotSupported('Only text parts are supported (kind: "text")');
+    throw toldLater(A2AError.contentTypeNotSupported(EN.textPartsOnly), (words) => words.textPartsOnly);
   }
-  if (nonText && bailian['non-text-parts'] === 'fail-task') return { request, rejected: textOnlyFailure(request) };
+  if (nonText && bailian['non-text-parts'] === 'fail-task') return { request, rejected: (words) => textOnlyFailure(request, words) };
   const key = bailian['extension-metadata-key'];
   const metadata = nestExtensionMetadata(message.metadata, key);
   const namespace = metadata?.[key];
   // A photo sent without words is a turn: the images are what the user said, once the agent gets one.
   const wordless = !nonText && joinText(message.parts).trim() === '';
-  if (wordless && !carriesImages(namespace)) throw emptyText();
+  if (wordless && !carriesImages(namespace)) throw emptyText(false);
   const nested = metadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata }) });
   // Left in the metadata (`bailian.images: metadata`), the images reach an agent that reads Bailian's extension there.
   if (bailian.images !== 'parts' || !isRecord(namespace)) return { request: nested };
@@ -103,7 +107,7 @@ export function turnInput(
   const asParts = (turn: SendMessageRequest, fetched?: ReadonlyMap<number, string>): SendMessageRequest => {
     const sent = withImages(turn, key, namespace, acceptsImage, fetched);
     // None became a part (a type the agent's card does not take, a URL not fetched): the agent would get nothing.
-    if (wordless && sent.message.parts.every((part) => part.text !== undefined)) throw emptyText(NO_IMAGE_REACHES);
+    if (wordless && sent.message.parts.every((part) => part.text !== undefined)) throw emptyText(true);
     return sent;
   };
   // Most turns carry no URL images: no promise to wait for then.
@@ -113,12 +117,33 @@ export function turnInput(
   return { request: nested, images };
 }
 
-/** Why a photo sent without words is refused, so its user does not read that they sent nothing. */
-const NO_IMAGE_REACHES = ', and none of its images reaches the agent (its card takes none of their types, or their URL could not be fetched)';
+/**
+ * A message without words, in `words`; with images none of which reaches the agent (`unseenImages`), saying why, so
+ * that the user who sent a photo does not read that they sent nothing.
+ */
+const emptyTextIn = (words: FacadeWords, unseenImages: boolean): string =>
+  words.invalidParams('message.parts', `${words.emptyText}${unseenImages ? words.noImageReaches : ''}`);
 
-function emptyText(why = ''): A2AError {
-  const description = `the message text is empty${why}`;
-  return A2AError.invalidParams(`Invalid params: message.parts: ${description}`, [{ field: 'message.parts', description }]);
+function emptyText(unseenImages: boolean): A2AError {
+  const description = `${EN.emptyText}${unseenImages ? EN.noImageReaches : ''}`;
+  const error = A2AError.invalidParams(emptyTextIn(EN, unseenImages), [{ field: 'message.parts', description }]);
+  return toldLater(error, (words) => emptyTextIn(words, unseenImages));
+}
+
+/** This module's refusals, each with its words in a turn's language: known by the error object, not by its text. */
+const refusals = new WeakMap<A2AError, (words: FacadeWords) => string>();
+
+function toldLater(error: A2AError, told: (words: FacadeWords) => string): A2AError {
+  refusals.set(error, told);
+  return error;
+}
+
+/**
+ * How to tell `error` in a turn's words when it is one of this module's refusals (thrown in English, under its code
+ * and field name, which stay): a Bailian user reads them. Undefined for any other error.
+ */
+export function inputRefusal(error: A2AError): ((words: FacadeWords) => string) | undefined {
+  return refusals.get(error);
 }
 
 const carriesImages = (namespace: unknown): boolean => isRecord(namespace) && Array.isArray(namespace.images) && namespace.images.length > 0;

@@ -73,8 +73,9 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   const input = facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
-    const reply = createTurnReply(await rejectedReply(input.request, call, deps, routing));
-    for await (const event of replyEvents(once({ task: input.rejected }), reply)) fold.add(event);
+    const options = await rejectedReply(input.request, call, deps, routing);
+    const reply = createTurnReply(options);
+    for await (const event of replyEvents(once({ task: input.rejected(options.words) }), reply)) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
@@ -129,8 +130,9 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const input = facadeInput(call, deps);
   const streamOptions = { id: call.id, deps, logFields: call.logFields, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
-    const rejected = input.rejected;
-    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
+    const reply = await rejectedReply(input.request, call, deps, routing);
+    const rejected = input.rejected(reply.words);
+    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply }));
   }
   const begun = await beginTurn(input, call, deps, routing);
   if ('repeated' in begun) return repeatedTurnStream(deps, begun, call.ctx, streamOptions);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { demoReply } from '../../../src/demo-agent/index.js';
-import { TEXT_ONLY_MESSAGE } from '../../../src/surfaces/v025/input.js';
+import { facadeWords } from '../../../src/surfaces/v025/reply/index.js';
 import { expectNoLeak, joinedArtifact, openStream, postRaw, results, rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/;
@@ -219,12 +219,12 @@ describe('non-text-parts policies', () => {
       const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ parts }) });
       expect(answer.body.result).toMatchObject({ kind: 'task', status: { state: 'failed' } });
       // Bailian reads artifacts only: the reason is in the reply, not on the status.
-      expect(answer.body.result.artifacts[0].parts).toEqual([{ kind: 'text', text: TEXT_ONLY_MESSAGE }]);
+      expect(answer.body.result.artifacts[0].parts).toEqual([{ kind: 'text', text: facadeWords('en').textInputOnly }]);
       expect(answer.body.result.status.message).toBeUndefined();
       const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ parts }) });
       const events = results(await stream.rest());
       expect(events[0].kind).toBe('task');
-      expect(joinedArtifact(events, events[1].artifact.artifactId)).toBe(TEXT_ONLY_MESSAGE);
+      expect(joinedArtifact(events, events[1].artifact.artifactId)).toBe(facadeWords('en').textInputOnly);
       expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
     } finally {
       await gateway.close();

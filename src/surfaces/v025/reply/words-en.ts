@@ -84,6 +84,11 @@ export const EN: FacadeWords = {
   taskFinished: 'This task has already ended and takes no more messages. Send your message again as a new task, without its task id.',
   notCancelableWhilePromptWaits:
     'Task cannot be canceled: the agent is waiting for your answer to its question. If you do not want it to go on, reply "Deny".',
+  invalidParams: (field, description) => `Invalid params: ${field}: ${description}`,
+  emptyText: 'the message text is empty',
+  noImageReaches: ', and none of its images reaches the agent (its card takes none of their types, or their URL could not be fetched)',
+  textPartsOnly: 'Only text parts are supported (kind: "text")',
+  textInputOnly: 'A2A server currently accepts text input only.',
   upstreamAnswered: (status) => `The upstream agent answered HTTP ${status}`,
   failures: GATEWAY_FAILURES,
 };

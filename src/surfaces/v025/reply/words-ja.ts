@@ -89,6 +89,11 @@ export const JA: FacadeWords = {
     'このタスクは既に終了しているため、メッセージを受け付けられません。タスクを指定せずに、新しいタスクとしてメッセージを送り直してください。',
   notCancelableWhilePromptWaits:
     'このタスクはキャンセルできません。エージェントは質問への回答を待っています。続けない場合は「拒否」と返信してください。',
+  invalidParams: (field, description) => `パラメーターが無効です：${field}：${description}`,
+  emptyText: 'メッセージのテキストが空です',
+  noImageReaches: '。添付された画像もエージェントに渡せません（エージェントが対応していない画像形式か、画像のURLを取得できませんでした）',
+  textPartsOnly: 'テキストのパート（kind: "text"）のみ対応しています',
+  textInputOnly: 'エージェントは現在テキスト入力のみ受け付けています。',
   upstreamAnswered: (status) =>
     `上流のエージェントがエラーを返しました（HTTP ${status}）${passes(status) ? '。しばらくしてからお試しください。' : ''}`,
   failures: {

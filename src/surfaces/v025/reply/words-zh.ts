@@ -81,6 +81,11 @@ export const ZH: FacadeWords = {
   taskNotCancelable: '无法取消该任务：它已经结束，或智能体不接受取消。',
   taskFinished: '该任务已经结束，不能再接收消息。请不指定该任务、作为新任务重新发送你的消息。',
   notCancelableWhilePromptWaits: '无法取消该任务：智能体正在等待你回答它的问题。如不想继续，请回复“拒绝”。',
+  invalidParams: (field, description) => `参数无效：${field}：${description}`,
+  emptyText: '消息内容为空',
+  noImageReaches: '，附带的图片也都无法交给智能体（智能体不接受这些图片的类型，或图片链接无法获取）',
+  textPartsOnly: '仅支持文本内容（kind: "text"）',
+  textInputOnly: '智能体目前仅接受文字输入。',
   upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',

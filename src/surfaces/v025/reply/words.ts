@@ -167,6 +167,17 @@ export interface FacadeWords {
    * refused, with how to decline instead (a reply the facade sends iac-code as the prompt's deny).
    */
   notCancelableWhilePromptWaits: string;
+  /**
+   * The facade's refusals of a message it cannot pass on (../input.ts), under their JSON-RPC code and field name as
+   * they are: `-32602` `invalidParams(field, description)`; a message with no words (`emptyText`), and none of its
+   * images reaching the agent either (`noImageReaches`, said after it); a non-text part under `non-text-parts: error`
+   * (`-32005`, textPartsOnly) and `fail-task` (the failed task's reason, textInputOnly: iac-code's own words in English).
+   */
+  invalidParams(field: string, description: string): string;
+  emptyText: string;
+  noImageReaches: string;
+  textPartsOnly: string;
+  textInputOnly: string;
   /** The agent answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
   upstreamAnswered(status: string): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
