@@ -33,7 +33,7 @@ import { underBase } from './surfaces/v025/deps.js';
 import { AGENT_CARD_PATH, AGENT_OWN_ROUTES, HEALTH_PATH, READY_PATH, otherMethodsRefused } from './gateway-routes.js';
 import { JWKS_PATH } from './signing/card-signer.js';
 import { facadeMethodsElsewhere } from './surfaces/v025/served-elsewhere.js';
-import { facadeKeyInSharedHeader } from './surfaces/v025/auth.js';
+import { facadeKeyAlone, facadeKeyInSharedHeader } from './surfaces/v025/auth.js';
 import { V1_JSONRPC_PATH } from './surfaces/shared/v1-methods-elsewhere.js';
 import { pushedTaskRenderer } from './surfaces/v025/tasks/pushed-task.js';
 import type { V025TaskRenderer } from './push/v025-body.js';
@@ -125,7 +125,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         ...(deps.agentRoutes ? { pipelineState: pipelineStateReader(deps.agentRoutes) } : {}),
       }
     : undefined;
-  const facade = facadeDeps ? mountV025Facade(app, facadeDeps) : undefined;
+  const facade = facadeDeps ? mountV025Facade(app, facadeDeps, config.auth) : undefined;
   // A pushed 0.2.5 Task is what tasks/get answers: the facade's own reading of the task.
   if (facadeDeps) deps.takeV025Renderer?.(pushedTaskRenderer(facadeDeps, logger));
 
@@ -137,7 +137,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
       !facadeKeyInSharedHeader(request, config.auth['api-key-header'], config['lenient-version'])
         ? 'jsonrpc'
         : undefined,
-    sentNone: (headers) => !presentsAnyCredential(headers, config.auth),
+    // The facade's key alone in the X-API-KEY header both read is none of 1.0's: told whose method it called.
+    sentNone: (headers) => !presentsAnyCredential(headers, config.auth) || facadeKeyAlone(headers, config.auth, config.bailian),
   });
   const dialects: JsonRpcDialect[] = [v1Dialect];
   if (facade) dialects.push(facade);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { BailianConfig } from '../../config/bailian-schema.js';
+import type { CallerAuth } from '../shared/auth.js';
 import { admitCaller, callerTable, matchingCaller, type Caller, type CallerTable } from '../shared/caller.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { guardedDialect } from '../shared/guarded-dialect.js';
@@ -103,24 +104,55 @@ const asksForV025 = (request: Request, lenientVersion: boolean): boolean =>
  * the facade's words, not with the 1.0 surface's `{"error":"Unauthorized"}`, which its 0.2.5 client reads "undefined".
  */
 export function facadeKeyInSharedHeader(request: Request, apiKeyHeader: string, lenientVersion: boolean): boolean {
-  return (
-    apiKeyHeader.toLowerCase() === FACADE_KEY_HEADER.toLowerCase() && !request.headers.has('authorization') && asksForV025(request, lenientVersion)
-  );
+  return isFacadeKeyHeader(apiKeyHeader) && !request.headers.has('authorization') && asksForV025(request, lenientVersion);
 }
 
+/** Whether the 1.0 surface reads its API keys in the facade's header (`auth.api-key-header`'s default X-API-Key). */
+const isFacadeKeyHeader = (apiKeyHeader: string): boolean => apiKeyHeader.toLowerCase() === FACADE_KEY_HEADER.toLowerCase();
+
 /**
- * The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. `lenientVersion`
- * (`lenient-version`): 1.0 callers may send no A2A-Version, so a call without one is no sign of 0.2.5.
+ * Whether the one credential a request presents to the 1.0 surface is the facade's key, in the X-API-KEY header they
+ * share (no Authorization header): it sent none of the 1.0 surface's, and calling a 1.0 method is told whose method
+ * that is (shared/jsonrpc-endpoint.ts), not that its key is wrong.
  */
-export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig, lenientVersion = false): JsonRpcDialect {
+export function facadeKeyAlone(headers: Headers, v1Auth: CallerAuth, bailian: BailianConfig): boolean {
+  return isFacadeKeyHeader(v1Auth['api-key-header']) && !headers.has('authorization') && presentsFacadeKey(headers, bailian);
+}
+
+/** Whether a request presents one of the facade's keys (not the facade's admission of anyone without keys). */
+const presentsFacadeKey = (headers: Headers, bailian: BailianConfig): boolean => facadeKeys(bailian).length > 0 && facadeAuthorized(headers, bailian);
+
+/**
+ * Whether a request's X-API-KEY holds one of the 1.0 surface's API keys, which it reads in that same header: the 1.0
+ * surface's credential, none of the facade's. Worked out once (the 1.0 keys' table); compared in constant time.
+ */
+function v1KeyInFacadeHeader(v1Auth: CallerAuth | undefined): (headers: Headers) => boolean {
+  if (!v1Auth || !isFacadeKeyHeader(v1Auth['api-key-header'])) return () => false;
+  const keys = callerTable('a2a-1.0', 'api-key', v1Auth['api-key'], v1Auth['api-keys']);
+  return (headers) => matchingCaller(headers.get(FACADE_KEY_HEADER), keys) !== undefined;
+}
+
+/** What the facade's gate on `POST /` reads of the 1.0 surface it shares that endpoint with. */
+export interface SharedWithV1 {
+  /** `lenient-version`: 1.0 callers may send no A2A-Version, so a call without one is no sign of 0.2.5. */
+  lenientVersion?: boolean;
+  /** The 1.0 surface's credentials (`auth`): a 1.0 API key in X-API-KEY is sent to it, not to the facade. */
+  v1Auth?: CallerAuth;
+}
+
+/** The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. */
+export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig, shared: SharedWithV1 = {}): JsonRpcDialect {
+  const lenientVersion = shared.lenientVersion ?? false;
+  const v1Key = v1KeyInFacadeHeader(shared.v1Auth);
   return guardedDialect(dialect, requireFacadeKey(bailian), (headers) => facadeAuthorized(headers, bailian), {
     servedAs: FACADE_SERVED_AS,
-    presents: (headers) => facadeKeys(bailian).length > 0 && facadeAuthorized(headers, bailian),
+    presents: (headers) => presentsFacadeKey(headers, bailian),
     // Bailian sends its key alone; a request with an Authorization header too is told by the 1.0 dialect.
     // Without credentials, a call that asks for no 1.x version is a 0.2.5/0.3 caller's (the 1.0 spec reads none as 0.3),
     // but one that names none under lenient-version, which lets 1.0 callers send none, may be either: the endpoint's.
     meantBy: (request) => (request.headers.has(FACADE_KEY_HEADER) || asksForV025(request, lenientVersion) ? 'v025' : undefined),
-    sentNone: (headers) => !headers.has(FACADE_KEY_HEADER),
+    // A 1.0 API key in the header both read is the 1.0 surface's: it is told whose method it called, as a 1.0 token is.
+    sentNone: (headers) => !headers.has(FACADE_KEY_HEADER) || v1Key(headers),
     unauthorized: facadeUnauthorized,
   });
 }

@@ -5,6 +5,7 @@ import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
 import { V1_METHODS_ELSEWHERE } from '../shared/v1-methods-elsewhere.js';
 import { otherMethodsRefused } from '../../gateway-routes.js';
 import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
+import type { CallerAuth } from '../shared/auth.js';
 import { EXTENDED_CARD_PATH, extendedFacadeCardHandler, facadeCardHandler } from './card.js';
 import { underBase, type V025FacadeDeps } from './deps.js';
 import { createV025Dialect } from './dialect.js';
@@ -32,9 +33,10 @@ export const FACADE_CARD_PATH = '/.well-known/agent.json';
  * the root `/.well-known/agent.json` (where 0.2.5 discovery looks), and the extended card at the root
  * too (the spec's prose puts it at `{url}/../`, its example at `{url}/`). With base `/`, `POST /` is the
  * endpoint shared with the 1.0 surface: the returned dialect (already behind the facade key) must be
- * added to it next to the 1.0 dialect. Register this before any catch-all middleware.
+ * added to it next to the 1.0 dialect, whose credentials (`v1Auth`) its gate tells from its own key there.
+ * Register this before any catch-all middleware.
  */
-export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDeps): JsonRpcDialect | undefined {
+export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDeps, v1Auth?: CallerAuth): JsonRpcDialect | undefined {
   const { bailian, basePath: base, maxBodyBytes } = facadeDeps.options;
   if (!bailian.enabled) return undefined;
   // One bound of the URL image fetches per facade, shared by all its callers.
@@ -61,7 +63,7 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
   // Before any auth. `POST /`, shared with the 1.0 surface, is the app's (gateway-app.ts).
   for (const path of base === '/' ? streamPaths : [...streamPaths, ...endpointPaths(base)]) app.all(path, otherMethodsRefused(['POST']));
   for (const path of [...cardPaths, ...extendedCardPaths]) app.all(path, otherMethodsRefused(['GET', 'HEAD']));
-  if (base === '/') return guardedByFacadeKey(dialect, bailian, deps.options.lenientVersion);
+  if (base === '/') return guardedByFacadeKey(dialect, bailian, { v1Auth, lenientVersion: deps.options.lenientVersion });
   app.all(underBase(base, '/*'), unservedUnderBase(base, cardPaths[0]!, deps.profile));
   return undefined;
 }

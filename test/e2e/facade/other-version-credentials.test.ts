@@ -85,3 +85,50 @@ describe('POST / with credentials of the other version', () => {
     });
   });
 });
+
+describe("POST / where the 1.0 surface's API keys come in X-API-Key (auth.api-key-header's default), the facade's header too", () => {
+  const V1_KEY = 'door-v1-key-xxxxxxxxxxxxxxxxxxxxxxxxxx';
+  let shared: TestGateway;
+  beforeAll(async () => {
+    shared = await startDemoGateway({ auth: { 'api-key': V1_KEY }, bailian: { 'api-key': KEY } });
+  });
+  afterAll(() => shared?.close());
+  const postShared = (headers: Record<string, string>, body: string) =>
+    fetch(`${shared.url}/`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+  it("a valid 1.0 key with a 0.2.5 method: told the method is the facade's, as a 1.0 token is, not that its key is wrong", async () => {
+    const v1Key = { 'x-api-key': V1_KEY, 'a2a-version': '1.0' };
+    const got = await postShared(v1Key, rpc('tasks/get', { id: 'x' }));
+    expect(got.status).toBe(200);
+    const body = (await got.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toMatch(/^tasks\/get is an A2A 0\.2\.5\/0\.3 method, served by the Bailian facade/);
+    const streamed = await postShared(v1Key, rpc('message/stream', message025));
+    expect(streamed.status).toBe(200);
+    const frame = await streamed.text();
+    expect(frame).toMatch(/message\/stream is an A2A 0\.2\.5\/0\.3 method/);
+    expect(frame).not.toMatch(/Unauthorized/);
+  });
+
+  it("the facade's key with a 1.0 method: told the method is 1.0's", async () => {
+    const answer = await postShared({ 'x-api-key': KEY }, rpc('GetTask', { id: 'x' }));
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toMatch(/^GetTask is an A2A 1\.0 method/);
+    // Beside a 1.0 credential of its own, wrong (an expired token), it is 401, so that client refreshes its token.
+    const expired = await postShared({ 'x-api-key': KEY, authorization: 'Bearer expired-token', 'a2a-version': '1.0' }, rpc('GetTask', { id: 'x' }));
+    expect(expired.status).toBe(401);
+  });
+
+  it('a key neither surface takes is still 401, in the words of the surface whose method it called', async () => {
+    const stale = await postShared({ 'x-api-key': 'an-old-key', 'a2a-version': '1.0' }, rpc('tasks/get', { id: 'x' }));
+    expect(stale.status).toBe(401);
+    const staleV1 = await postShared({ 'x-api-key': 'an-old-key', 'a2a-version': '1.0' }, rpc('GetTask', { id: 'x' }));
+    expect(staleV1.status).toBe(401);
+    expect(await staleV1.json()).toEqual({ error: 'Unauthorized' });
+    // Each key with its own surface's method is served as before.
+    const own = await postShared({ 'x-api-key': KEY }, rpc('tasks/get', { id: 'never-such-task' }));
+    expect(((await own.json()) as { error: { code: number } }).error.code).toBe(-32001);
+  });
+});
