@@ -18,14 +18,20 @@ export interface OpenStreams {
    * to `meet` first, led or not: what the stream itself brings to its task (a follow-up's message) is had
    * once, also when another stream leads. When the stream ends (finished, failed or returned), `end` gets
    * the tasks it led, those no stream follows any more and what the stream failed with; the stream ends after it.
+   * Each task the stream meets goes to `vet` before all that, and its event waits for the promise `vet` may return:
+   * what it fails with fails the stream, the task neither met nor followed (recording.ts: another caller's task).
+   * In this layer, not one of its own: a layer is a step and a `return()` of its own per stream.
    */
   follow(
     source: AsyncIterable<StreamResponse>,
     lead: (event: StreamResponse, taskId: string) => Promise<void> | void,
-    end: (led: string[], unfollowed: string[], error: unknown) => Promise<unknown> | void,
+    end: (led: readonly string[], unfollowed: readonly string[], error: unknown) => Promise<unknown> | void,
     meet?: (event: StreamResponse, taskId: string, leads: boolean) => void,
+    vet?: (taskId: string) => Promise<void> | void,
   ): AsyncIterable<StreamResponse>;
 }
+
+const NONE: readonly string[] = [];
 
 export function createOpenStreams(): OpenStreams {
   // Followers in arrival order; arrays, not Sets: with thousands of open streams every per-stream table counts.
@@ -38,40 +44,55 @@ export function createOpenStreams(): OpenStreams {
     return streams[0] === stream;
   }
 
-  function leave(stream: symbol, taskIds: readonly string[]): string[] {
-    const unfollowed: string[] = [];
+  /** The tasks no stream follows once `stream` left them; a list made at the first (small-lists.ts). */
+  function leave(stream: symbol, taskIds: readonly string[]): string[] | undefined {
+    let unfollowed: string[] | undefined;
     for (const taskId of taskIds) {
       const streams = byTask.get(taskId);
       const at = streams ? streams.indexOf(stream) : -1;
       if (!streams || at < 0) continue;
-      streams.splice(at, 1);
-      if (streams.length > 0) continue;
+      // The stream was the task's only follower (nearly always): its list goes whole, without splice's array of one.
+      if (streams.length > 1) {
+        streams.splice(at, 1);
+        continue;
+      }
       byTask.delete(taskId);
-      unfollowed.push(taskId);
+      unfollowed = appended(unfollowed, taskId);
     }
     return unfollowed;
   }
 
   return {
     has: (taskId) => byTask.has(taskId),
-    follow(source, lead, end, meet) {
+    follow(source, lead, end, meet, vet) {
       const self = Symbol('stream');
       // Made on the first task met (small-lists.ts): most streams follow one task, an idle one holds these lists for long.
       let joined: string[] | undefined;
       let led: string[] | undefined;
+      let ended = false;
+      const followed = (event: StreamResponse, taskId: string, met: boolean): Promise<void> | void => {
+        // Vetted after its reader returned the stream: the event is not shown, the task not followed any more.
+        if (ended) return;
+        if (!met) joined = appended(joined, taskId);
+        const leads = join(taskId, self);
+        if (!met) meet?.(event, taskId, leads);
+        if (!leads) return;
+        led = addedOnce(led, taskId);
+        return lead(event, taskId);
+      };
       return tapIterable(source, {
         item(event) {
           const { taskId } = eventTaskRef(event);
           if (!taskId) return;
           const met = joined?.includes(taskId) === true;
-          if (!met) joined = appended(joined, taskId);
-          const leads = join(taskId, self);
-          if (!met) meet?.(event, taskId, leads);
-          if (!leads) return;
-          led = addedOnce(led, taskId);
-          return lead(event, taskId);
+          const vetted = met ? undefined : vet?.(taskId);
+          return vetted ? vetted.then(() => followed(event, taskId, false)) : followed(event, taskId, met);
         },
-        end: (_how, error) => end(led ? [...led] : [], leave(self, joined ?? []), error),
+        end: (_how, error) => {
+          ended = true;
+          // The stream's own lists: nothing is added to them once it ended.
+          return end(led ?? NONE, (joined && leave(self, joined)) ?? NONE, error);
+        },
       });
     },
   };

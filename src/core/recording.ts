@@ -13,7 +13,6 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore, withOpeningMessage } from './first-message.js';
-import { tapIterable } from './iterables.js';
 import { appended } from './small-lists.js';
 import { createLostTaskAnswers } from './lost-task-answers.js';
 import { createOpenStreams } from './open-streams.js';
@@ -62,7 +61,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * registry write follows: such an answer is not written either). A task the registry does not know is
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
-   * An answer with a task of another caller, or of another tenant, is -32006 (scopeFor): nothing of it is relayed.
+   * An answer with a task of another caller, or of another tenant, is -32006 (ownScope): nothing of it is relayed.
    * The answer stands with the caller's messages the agent left out of its history kept (the record's, and
    * `followUp`, the message a blocking send passed on, right after the question it answered: the record as
    * the follow-up found it, `asked`, caller-messages.ts), and with the task's opening message first, as
@@ -75,9 +74,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message; followUp?: { message: Message; asked: Task | undefined } },
     known?: { scope: TaskScope | undefined },
   ): Promise<Task> {
-    const scope = known ? known.scope : await registry.scopeOf(answer.id);
     // Every call naming a task was scoped to the caller's (task-scope.ts): an answer with another's is the agent's mix-up.
-    if (scope !== undefined && !inScope(scope, ctx.principal, tenant)) throw A2AError.invalidAgentResponse(FOREIGN_TASK);
+    const scope = known ? known.scope : ownScope(await registry.scopeOf(answer.id), ctx, tenant);
     if (scope === undefined && !options.claimNew) return answer;
     const stored = scope === undefined ? undefined : await registry.get(answer.id, ctx.principal);
     if (stored && !unlessReopened(stored, answer)) return stored;
@@ -92,38 +90,13 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   }
 
   /**
-   * Whose a task the agent answered with is, which must be the caller's in the call's tenant, or nobody's yet:
-   * an agent that mixed up its tasks must not show one caller another's, nor a tenant another's (-32006,
-   * nothing of it relayed).
+   * Whose a task the agent answered with is (`scope`, as recorded), which must be the caller's in the call's tenant,
+   * or nobody's yet: an agent that mixed up its tasks must not show one caller another's, nor a tenant another's
+   * (-32006, nothing of it relayed).
    */
-  async function scopeFor(taskId: string, ctx: CallContext, tenant: string): Promise<{ scope: TaskScope | undefined }> {
-    const scope = await registry.scopeOf(taskId);
+  function ownScope(scope: TaskScope | undefined, ctx: CallContext, tenant: string): TaskScope | undefined {
     if (scope !== undefined && !inScope(scope, ctx.principal, tenant)) throw A2AError.invalidAgentResponse(FOREIGN_TASK);
-    return { scope };
-  }
-
-  /**
-   * A stream's events, each task it names checked the first time (scopeFor); `unrecorded` hears of each the registry
-   * does not know. `scoped`, one read as the caller's in the call's tenant already (Entry.followed), is not read again.
-   */
-  function ownEvents(
-    source: AsyncIterable<StreamResponse>,
-    ctx: CallContext,
-    tenant: string,
-    unrecorded: (taskId: string) => void,
-    scoped: string | undefined,
-  ): AsyncIterable<StreamResponse> {
-    let checked: string[] | undefined = scoped === undefined ? undefined : [scoped];
-    return tapIterable(source, {
-      item(event) {
-        const { taskId } = eventTaskRef(event);
-        if (!taskId || checked?.includes(taskId)) return;
-        checked = appended(checked, taskId);
-        return scopeFor(taskId, ctx, tenant).then(({ scope }) => {
-          if (scope === undefined) unrecorded(taskId);
-        });
-      },
-    });
+    return scope;
   }
 
   /**
@@ -164,7 +137,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return { task: withOpeningMessage(event.task, redaction.message(first)) };
     };
     return openStreams.follow(
-      ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId)), said.scoped),
+      source,
       (event, taskId) => {
         turn?.saw(event);
         return firstOfUnrecorded(taskId) ? writer.foldWritten(opened(event), meta, taskId) : writer.fold(opened(event), meta, taskId);
@@ -174,12 +147,21 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
         const failed = turn && endsTheTurn(error, ctx.signal) ? turn.failedBy(error) : undefined;
         const failedTask = failed && eventTaskRef(failed).taskId;
         if (failed && failedTask && led.includes(failedTask)) writer.fold(failed, meta, failedTask);
-        return Promise.all(led.map((taskId) => writer.end(taskId)));
+        // Nearly every stream leads one task: its end is waited for without Promise.all's array and promise.
+        return led.length === 1 ? writer.end(led[0]!) : Promise.all(led.map((taskId) => writer.end(taskId)));
       },
       (event, taskId, leads) => {
         // A Task this stream records holds the message already (the agent stores it before it answers).
         if (followUp?.taskId !== taskId || (leads && 'task' in event)) return;
         writer.fold({ message: redaction.message(followUp) }, meta, taskId);
+      },
+      // Each task the stream names checked the first time (ownScope); `unrecorded` hears of each the registry does
+      // not know. `said.scoped`, read as the caller's in the call's tenant already (Entry.followed), is not read again.
+      (taskId) => {
+        if (taskId === said.scoped) return;
+        return registry.scopeOf(taskId).then((scope) => {
+          if (ownScope(scope, ctx, tenant) === undefined) unrecorded = appended(unrecorded, taskId);
+        });
       },
     );
   }
@@ -220,7 +202,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     const { taskId } = eventTaskRef(response);
     if (!taskId || entry?.ridesAlong) return response;
     if ('task' in response) {
-      const known = await scopeFor(response.task.id, ctx, tenant);
+      const known = { scope: ownScope(await registry.scopeOf(response.task.id), ctx, tenant) };
       const historyLength = request.configuration?.historyLength;
       const said = redaction.message(openingMessage(request.message, response.task));
       // An agent that answered with another task than the one followed up: its record is not this one's.
