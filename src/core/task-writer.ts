@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { eventTaskState, withFields, type StreamResponse, type TaskState } from '../model/index.js';
 import { settlesWithin } from '../settles-within.js';
 import type { Settling } from './agent-port.js';
+import { heldWrite } from './held-write.js';
+import { appended } from './small-lists.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
 import { retryWrite, type RetryPace, type Retrying } from './write-retries.js';
 
@@ -61,8 +63,8 @@ export interface TaskWriter extends Settling {
 
 interface TaskFold {
   meta: TaskMeta;
-  /** Events folded since the last write. */
-  pending: StreamResponse[];
+  /** Events folded since the last write; made at the first (small-lists.ts: most writes hold one or a few). */
+  pending?: StreamResponse[];
   /** State of the last event that triggered a write; a status in another state writes again. */
   writtenState?: TaskState;
   /** The task's last queued write, retries included. */
@@ -102,13 +104,6 @@ export const RETRY_FOR_MS = 120_000;
 /** How long the store's close (the gateway's stop) waits for the writes still waiting, each tried one last time. */
 export const STOP_WITHIN_MS = 5_000;
 
-/** What a write held, for the log: how many events of which kinds, and the state it would leave (never their content). */
-function heldWrite(batch: readonly StreamResponse[]): { events: number; kinds: string[]; state?: TaskState } {
-  const kinds = [...new Set(batch.map((event) => Object.keys(event)[0] ?? ''))];
-  const state = batch.map(eventTaskState).findLast((found) => found !== undefined);
-  return { events: batch.length, kinds, ...(state ? { state } : {}) };
-}
-
 /** The writer's pace of retries (write-retries.ts) and its wait at stop; shorter in tests. */
 export interface TaskWriterPace extends RetryPace {
   stopWithinMs: number;
@@ -119,6 +114,11 @@ export interface RegistryWriteWatch {
   retrying(): void;
   over(landed: boolean): void;
 }
+
+// Shared by every fold and write: a settled promise, and a write's outcome (a failed one carries its error to its retries).
+const SETTLED = Promise.resolve();
+const landed = (): undefined => undefined;
+const failedWith = (error: unknown) => ({ error });
 
 const DEFAULT_PACE: TaskWriterPace = { delaysMs: RETRY_DELAYS_MS, everyMs: RETRY_EVERY_MS, forMs: RETRY_FOR_MS, stopWithinMs: STOP_WITHIN_MS };
 
@@ -134,7 +134,7 @@ export function createTaskWriter(
 
   function entry(taskId: string, meta: TaskMeta): TaskFold {
     let found = folds.get(taskId);
-    if (!found) folds.set(taskId, (found = { meta, pending: [], tail: Promise.resolve(), tried: Promise.resolve(), idle: true, streaming: false }));
+    if (!found) folds.set(taskId, (found = { meta, tail: SETTLED, tried: SETTLED, idle: true, streaming: false }));
     return found;
   }
 
@@ -167,7 +167,7 @@ export function createTaskWriter(
           logger?.error({ err, taskId, lost: heldWrite(batch), attempts, ...(stopping ? { atStop: true } : {}) }, 'task registry write lost');
         }
         // What the task folded meanwhile: one write, behind this one.
-        if (fold.pending.length > 0) void write(taskId, fold);
+        if (fold.pending) void write(taskId, fold);
       },
     });
     fold.retrying = retrying;
@@ -186,18 +186,15 @@ export function createTaskWriter(
       clearImmediate(fold.due);
       fold.due = undefined;
     }
-    if (fold.retrying) return Promise.resolve();
-    if (fold.pending.length > 0) {
+    if (fold.retrying) return SETTLED;
+    if (fold.pending) {
       const batch = fold.pending;
-      fold.pending = [];
+      fold.pending = undefined;
       const { meta } = fold;
       const writeId = `${writerTag}.${(writes++).toString(36)}`;
       const apply = () => registry.applyAll(batch, meta, writeId);
-      const first = fold.tail.then(apply).then(
-        () => undefined,
-        (error: unknown) => ({ error }),
-      );
-      const tried = first.then(() => undefined);
+      const first = fold.tail.then(apply).then(landed, failedWith);
+      const tried = first.then(landed);
       // Behind another write, this one is held (not tried) for as long as that one is tried again.
       fold.tried = fold.idle ? tried : Promise.race([tried, retryStarted(fold)]);
       fold.tail = first.then((failed) => failed && retried(taskId, fold, batch, apply, failed.error));
@@ -208,7 +205,7 @@ export function createTaskWriter(
       if (fold.tail !== tail) return;
       fold.idle = true;
       // A task no stream folds is forgotten once its last write is done.
-      if (folds.get(taskId) === fold && !fold.streaming && fold.pending.length === 0) folds.delete(taskId);
+      if (folds.get(taskId) === fold && !fold.streaming && !fold.pending) folds.delete(taskId);
     });
     return fold.tried;
   }
@@ -243,7 +240,7 @@ export function createTaskWriter(
    */
   async function stop(): Promise<void> {
     stopping = true;
-    const busy = () => [...folds.values()].some((fold) => !fold.idle || fold.pending.length > 0);
+    const busy = () => [...folds.values()].some((fold) => !fold.idle || fold.pending);
     // A round hastens or writes what waits; a write given up in it queues what its task folded meanwhile.
     const rounds = async () => {
       for (let round = 0; round < 3 && busy(); round++) await Promise.all([...folds.keys()].map(settled));
@@ -252,16 +249,19 @@ export function createTaskWriter(
   }
   registry.beforeClose?.(stop);
 
+  // The due write, handed its task and fold by setImmediate: no arrow (and no context for it) per event folded.
+  const writeDue = (taskId: string, fold: TaskFold): void => void write(taskId, fold);
+
   /** Adds a streamed event to its task's fold, its write due at the next persist point. */
   function folded(event: StreamResponse, meta: TaskMeta, taskId: string): TaskFold {
     const fold = entry(taskId, meta);
     fold.streaming = true;
-    fold.pending.push(event);
+    const pending = (fold.pending = appended(fold.pending, event));
     const state = eventTaskState(event);
     const changes = 'task' in event || (state !== undefined && state !== fold.writtenState);
     if (changes) fold.writtenState = state;
-    if (fold.pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
-    else if (changes) fold.due ??= setImmediate(() => void write(taskId, fold));
+    if (pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
+    else if (changes) fold.due ??= setImmediate(writeDue, taskId, fold);
     return fold;
   }
 
@@ -280,13 +280,13 @@ export function createTaskWriter(
 
     record(event, meta, taskId) {
       const fold = entry(taskId, meta);
-      fold.pending.push(event);
+      fold.pending = appended(fold.pending, event);
       return write(taskId, fold);
     },
 
     end(taskId) {
       const fold = folds.get(taskId);
-      if (!fold) return Promise.resolve();
+      if (!fold) return SETTLED;
       fold.streaming = false;
       fold.writtenState = undefined;
       return write(taskId, fold);
