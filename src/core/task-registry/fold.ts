@@ -84,7 +84,8 @@ class TaskDraft {
   private owned = false;
   private ownHistory = false;
   private ownArtifacts = false;
-  private readonly ownParts = new Set<Artifact>();
+  /** Artifacts whose parts this fold copied; made at the first append (most folds append to none). */
+  private ownParts: Set<Artifact> | undefined;
   /** Whether the history's last `historyLimit` messages hold a run of one id (merged-runs.ts); undefined: not looked at yet. */
   private runKept: boolean | undefined;
 
@@ -116,7 +117,7 @@ class TaskDraft {
     // Bounded at once, as one event at a time would be: the runs past the limit merged before the next chunk comes.
     this.task = boundHistory(overRecord(this.task, task, this.historyLimit), this.historyLimit);
     this.owned = this.ownHistory = this.ownArtifacts = false;
-    this.ownParts.clear();
+    this.ownParts = undefined;
     this.runKept = undefined;
   }
 
@@ -184,10 +185,10 @@ class TaskDraft {
       else artifacts.push(incoming);
     } else {
       let existing = artifacts[index] as Artifact;
-      if (!this.ownParts.has(existing)) {
+      if (!this.ownParts?.has(existing)) {
         existing = withFields(existing, { parts: [...existing.parts] });
         artifacts[index] = existing;
-        this.ownParts.add(existing);
+        (this.ownParts ??= new Set()).add(existing);
       }
       existing.parts.push(...incoming.parts);
       if (incoming.metadata) existing.metadata = withFields(existing.metadata, incoming.metadata);

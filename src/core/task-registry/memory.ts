@@ -28,6 +28,8 @@ export interface MemoryTaskRegistryOptions {
   historyPartMaxBytes?: number;
 }
 
+const NO_IDS: readonly string[] = [];
+
 /**
  * The index key of an owner's tasks in one tenant: the owner alone for the default tenant. Principals hold
  * no NUL (surfaces/shared/principal.ts), so no owner's key is another's under a tenant.
@@ -159,22 +161,13 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     return undefined;
   }
 
-  const contextIds = (owner: string, contextId: string): string[] => byContext.get(owner)?.ids(contextId) ?? [];
-
-  /** The live records of `ids` in `tenant` (undefined: any); a copy of an index group: live() may unindex while this goes through it. */
-  function liveRecords(ids: readonly string[], owner: string, tenant: string | undefined): TaskRecord[] {
-    const records: TaskRecord[] = [];
-    for (const id of ids) {
-      const record = live(id);
-      if (record && record.owner === owner && (tenant === undefined || record.tenant === tenant)) records.push(record);
-    }
-    return records;
-  }
-
+  /** The latest live task of the owner's in the context, in any tenant (docs/core.md, Tenants). */
   async function latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined> {
     let latest: TaskRecord | undefined;
-    for (const record of liveRecords(contextIds(owner, contextId), owner, undefined)) {
-      if (!latest || record.written > latest.written) latest = record;
+    // The group's ids are a copy (IdGroups.ids): live() may unindex while this goes through them.
+    for (const id of byContext.get(owner)?.ids(contextId) ?? NO_IDS) {
+      const record = live(id);
+      if (record && record.owner === owner && (!latest || record.written > latest.written)) latest = record;
     }
     return latest && { task: latest.task, tenant: latest.tenant };
   }
