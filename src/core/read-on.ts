@@ -22,6 +22,9 @@ export interface ReadingOn {
   answered(): void;
 }
 
+const neverHanded = (): boolean => false;
+const nothingToRead = (): void => {};
+
 /**
  * The call's context with `wrap` added to the rest of its turn, should the upstream read one on (CallContext.readOn):
  * inside what the decorators above add, outside what those below add, as a stream of the turn would be. The rest is
@@ -35,7 +38,7 @@ export function readingOn(
 ): ReadingOn {
   // Only a turn answered before its end is read on (upstream/v025/immediate.ts): a blocking call, the most frequent
   // of all, pays for no promise, closures or context copy here.
-  if (request.configuration?.returnImmediately !== true) return { ctx, handed: () => false, answered: () => {} };
+  if (request.configuration?.returnImmediately !== true) return { ctx, handed: neverHanded, answered: nothingToRead };
   const outer = ctx.readOn;
   let handed = false;
   let answered!: () => void;
@@ -86,29 +89,39 @@ export interface TurnWatch {
 export const brokenOffMessageId = (taskId: string): string => `${taskId}-broken-off`;
 
 export function createTurnWatch(): TurnWatch {
-  let taskId: string | undefined;
-  let contextId = '';
-  let finished = false;
-  return {
-    saw(event) {
-      const seen = eventTaskRef(event);
-      if (seen.taskId) ({ taskId, contextId = '' } = seen);
-      // The turn ended, or paused for its caller: a break after that is no break of the turn.
-      const state = 'statusUpdate' in event ? event.statusUpdate.status.state : 'task' in event ? event.task.status.state : undefined;
-      if (state !== undefined) finished = !isActiveState(state);
-    },
-    failedBy(error) {
-      if (finished || !taskId) return undefined;
-      const reason: Message = {
-        messageId: brokenOffMessageId(taskId),
-        role: 'ROLE_AGENT',
-        taskId,
-        contextId,
-        parts: [{ text: error instanceof Error ? error.message : GATEWAY_FAILURES.upstreamUnavailable }],
-      };
-      return { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_FAILED', message: reason, timestamp: new Date().toISOString() } } };
-    },
-  };
+  return new WatchedTurn();
+}
+
+/** A class, not a literal of closures: every streamed turn the gateway records makes one. */
+class WatchedTurn implements TurnWatch {
+  #taskId: string | undefined;
+  #contextId = '';
+  #finished = false;
+
+  saw(event: StreamResponse): void {
+    const seen = eventTaskRef(event);
+    if (seen.taskId) {
+      this.#taskId = seen.taskId;
+      this.#contextId = seen.contextId ?? '';
+    }
+    // The turn ended, or paused for its caller: a break after that is no break of the turn.
+    const state = 'statusUpdate' in event ? event.statusUpdate.status.state : 'task' in event ? event.task.status.state : undefined;
+    if (state !== undefined) this.#finished = !isActiveState(state);
+  }
+
+  failedBy(error: unknown): StreamResponse | undefined {
+    const taskId = this.#taskId;
+    if (this.#finished || !taskId) return undefined;
+    const contextId = this.#contextId;
+    const reason: Message = {
+      messageId: brokenOffMessageId(taskId),
+      role: 'ROLE_AGENT',
+      taskId,
+      contextId,
+      parts: [{ text: error instanceof Error ? error.message : GATEWAY_FAILURES.upstreamUnavailable }],
+    };
+    return { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_FAILED', message: reason, timestamp: new Date().toISOString() } } };
+  }
 }
 
 const endedByTheGateway = (error: unknown): boolean =>
