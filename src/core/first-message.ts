@@ -3,7 +3,7 @@ import { withFields, type Message, type Task } from '../model/index.js';
 /** `task` with `first` at the start of its history unless the history already holds it. */
 function withFirstMessage(task: Task, first: Message): Task {
   if (task.history?.some((message) => message.messageId === first.messageId)) return task;
-  return withFields(task, { history: [first, ...(task.history ?? [])] });
+  return withFields(task, { history: task.history ? [first, ...task.history] : [first] });
 }
 
 /**
@@ -35,7 +35,7 @@ export function withRecordedOpening(task: Task, stored: Task | undefined, histor
 /** The message that opened a new task, as its history holds it. */
 export function openingMessage(message: Message, task: Task): Message {
   const contextId = message.contextId ?? task.contextId;
-  return withFields(message, { taskId: task.id, ...(contextId ? { contextId } : {}) });
+  return withFields(message, contextId ? { taskId: task.id, contextId } : { taskId: task.id });
 }
 
 /** A new task's Task as recorded: with the message that opened it first, as its history holds it (openingMessage), unless it holds it. */
