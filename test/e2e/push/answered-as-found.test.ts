@@ -83,21 +83,27 @@ function booking(path: string) {
   });
 }
 
+/**
+ * A booking whose first question was pushed, then answered by a returnImmediately follow-up that the agent (going
+ * about it `how`) answers with the task as found: the last turn's question, still waiting for input.
+ */
+async function answeredAsFound(name: string, how: Parameters<typeof pace.set>[1]) {
+  const { client } = await connect(gateway.url, 'JSONRPC');
+  const path = `/${name}-${randomUUID()}`;
+  const send = booking(path);
+  const first = asTask(await client.sendMessage(send('book a table', {}, false)));
+  pace.set(first.id, how);
+  const ids = { taskId: first.id, contextId: first.contextId };
+  await receiver.waitFor(path, 1);
+  const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
+  expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  return { client, path, send, ids };
+}
+
 it.each(['at once', 'after working'] as const)(
   'a returnImmediately follow-up answered with the task as found, the agent ending the turn %s: its own end is pushed',
   async (how) => {
-    const { client } = await connect(gateway.url, 'JSONRPC');
-    const path = `/booking-${randomUUID()}`;
-    const send = booking(path);
-
-    const first = asTask(await client.sendMessage(send('book a table', {}, false)));
-    pace.set(first.id, how);
-    const ids = { taskId: first.id, contextId: first.contextId };
-    await receiver.waitFor(path, 1);
-
-    const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
-    // The agent's answer: the last turn's question, as it found the task.
-    expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const { client, path, send, ids } = await answeredAsFound('booking', how);
     await receiver.waitFor(path, 2);
 
     await client.sendMessage(send('9:00', ids, true));
@@ -112,17 +118,7 @@ it.each(['at once', 'after working'] as const)(
 );
 
 it('a returnImmediately follow-up answered with the task as found, asking again under a status that tells nothing: pushed', async () => {
-  const { client } = await connect(gateway.url, 'JSONRPC');
-  const path = `/unstamped-${randomUUID()}`;
-  const send = booking(path);
-
-  const first = asTask(await client.sendMessage(send('book a table', {}, false)));
-  pace.set(first.id, 'unstamped');
-  const ids = { taskId: first.id, contextId: first.contextId };
-  await receiver.waitFor(path, 1);
-
-  const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
-  expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const { client, path, send, ids } = await answeredAsFound('unstamped', 'unstamped');
   await receiver.waitFor(path, 2);
 
   // Blocking: the task waits under a status that tells nothing of itself, which a returnImmediately answer repeating
@@ -139,20 +135,10 @@ it('a returnImmediately follow-up answered with the task as found, asking again 
 });
 
 it('a returnImmediately follow-up answered with the task as found, looked at by a subscription while the agent thinks: its end is pushed', async () => {
-  const { client } = await connect(gateway.url, 'JSONRPC');
-  const path = `/looked-at-${randomUUID()}`;
-  const send = booking(path);
-
-  const first = asTask(await client.sendMessage(send('book a table', {}, false)));
-  pace.set(first.id, 'thinking');
-  const ids = { taskId: first.id, contextId: first.contextId };
-  await receiver.waitFor(path, 1);
-
-  const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
-  expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const { client, path, send, ids } = await answeredAsFound('looked-at', 'thinking');
   // The task as it stands (the gateway answers a subscription to a task waiting for input with its Task alone):
   // still the last turn's question, which is no end of this turn.
-  const looked = await collect(client.resubscribeTask({ tenant: '', id: first.id }));
+  const looked = await collect(client.resubscribeTask({ tenant: '', id: ids.taskId }));
   expect(looked.map((payload) => payload.$case === 'task' && payload.value.status?.state)).toEqual([TaskState.TASK_STATE_INPUT_REQUIRED]);
   thought();
   await receiver.waitFor(path, 2);
