@@ -171,7 +171,7 @@ export interface FacadeWords {
    * The facade's refusals of a message it cannot pass on (../input.ts), under their JSON-RPC code and field name as
    * they are: `-32602` `invalidParams(field, description)`; a message with no words (`emptyText`), and none of its
    * images reaching the agent either (`noImageReaches`, said after it); a non-text part under `non-text-parts: error`
-   * (`-32005`, textPartsOnly) and `fail-task` (the failed task's reason, textInputOnly: iac-code's own words in English).
+   * (`-32005`, textPartsOnly) and `fail-task` (the failed task's reason, textInputOnly: in English, iac-code's own words).
    */
   invalidParams(field: string, description: string): string;
   emptyText: string;
