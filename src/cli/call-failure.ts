@@ -55,17 +55,23 @@ async function probeCard(url: string, config: UpstreamConfig, headers: Record<st
   }
 }
 
-const refused = (status: number, hint = ''): CallFailure => ({
-  text: `the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header${hint}`,
+/** A refusal of the call: of the credentials sent, or, with none sent, the agent asking for them. */
+const refused = (status: number, sent: boolean, hint = ''): CallFailure => ({
+  text: sent
+    ? `the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header${hint}`
+    : `the agent needs credentials for the call (HTTP ${status}): give them with --token, --api-key or --header${hint}`,
   code: EXIT_NEEDS_INPUT,
 });
 
 /**
  * A gRPC agent's refusal, told by the client in the HTTP status the other bindings say it with: named by its gRPC
- * status. --header goes on the HTTP requests (the card) only, so only the credentials sent as metadata are named.
+ * status. --header goes on the HTTP requests (the card) only, so only the credentials sent as metadata are named,
+ * and only those count as sent.
  */
-const refusedOverGrpc = (status: 401 | 403): CallFailure => ({
-  text: `the agent refused the call (gRPC ${grpcRefusalName(status)}): give it credentials with --token or --api-key (sent as gRPC metadata)`,
+const refusedOverGrpc = (status: 401 | 403, sent: boolean): CallFailure => ({
+  text: sent
+    ? `the agent refused the call (gRPC ${grpcRefusalName(status)}): give it credentials with --token or --api-key (sent as gRPC metadata)`
+    : `the agent needs credentials for the call (gRPC ${grpcRefusalName(status)}): give them with --token or --api-key (sent as gRPC metadata)`,
   code: EXIT_NEEDS_INPUT,
 });
 
@@ -102,13 +108,17 @@ export async function explainCallFailure(
   const status = error instanceof A2AError ? error.agentHttpStatus : undefined;
   // Finding the protocol, `auto` read the 1.0 card first: the one typed is read with --protocol 0.2.5.
   const hint = stage === 'detect' && target.typedV025 && target.config.protocol === 'auto' ? TYPED_V025_CARD_HINT : '';
-  if (isCredentialsRefused(status)) return stage === 'turn' && target.binding === 'GRPC' ? refusedOverGrpc(status) : refused(status, hint);
+  // What was sent decides the words: a refusal of no credentials asks for them.
+  const sentAsMetadata = Object.keys(credentialHeaders(target.config.auth)).length > 0;
+  const sent = sentAsMetadata || Object.keys(target.headers).length > 0;
+  if (isCredentialsRefused(status))
+    return stage === 'turn' && target.binding === 'GRPC' ? refusedOverGrpc(status, sentAsMetadata) : refused(status, sent, hint);
   if (stage === 'turn' && target.turn) return { text: turnFailureText(error, target.turn), code: EXIT_UNREACHABLE };
   // Only a failure to read the card is probed: during the turn the card URL was reached already.
   if (stage !== 'turn' && !target.interrupted) {
     const probe = await probeCard(target.url, target.config, target.headers);
     if ('unreachable' in probe) return { text: `cannot reach the agent card at ${probe.cardUrl}: ${probe.unreachable}`, code: EXIT_UNREACHABLE };
-    if ('status' in probe && isCredentialsRefused(probe.status)) return refused(probe.status, hint);
+    if ('status' in probe && isCredentialsRefused(probe.status)) return refused(probe.status, sent, hint);
     if ('status' in probe && probe.status === NOT_READY) return notReady(target.url, probe.cardUrl);
   }
   if (stage === 'detect') return { text: `no A2A agent at ${target.url}: ${oneLine(error)}`, code: EXIT_UNREACHABLE };

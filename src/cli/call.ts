@@ -30,7 +30,7 @@ ${agentOptionsHelp('print each event of the reply as one line of JSON (1.0 model
 
 Exit codes: 0 completed or input-required (the turn ended; follow up with --context/--task), 1 failed,
 rejected or canceled, 2 usage, 3 agent unreachable or protocol error, 4 auth-required or the
-credentials refused (HTTP 401/403; gRPC UNAUTHENTICATED/PERMISSION_DENIED).`;
+credentials missing or refused (HTTP 401/403; gRPC UNAUTHENTICATED/PERMISSION_DENIED).`;
 
 const CALL_OPTIONS = {
   stream: { type: 'boolean' },

@@ -29,7 +29,7 @@ Options:
 ${agentOptionsHelp('print the card on one line (compact JSON) instead of indented')}
 
 Exit codes: 0 printed, 2 usage, 3 no agent card at URL (or URL unreachable, or the agent not ready: HTTP
-503), 4 the credentials refused (HTTP 401/403).`;
+503), 4 the credentials missing or refused (HTTP 401/403).`;
 
 /** `a2a-bridge card URL`: the card exactly as served, pretty-printed (or one line with --json). */
 export async function run(argv: string[]): Promise<number> {
@@ -97,9 +97,13 @@ export async function run(argv: string[]): Promise<number> {
       return EXIT_OK;
     }
     if (refused) {
+      const { cardUrl: where, status } = refused;
+      const hint = typedV025 && config.protocol === 'auto' ? TYPED_V025_CARD_HINT : '';
+      // With nothing sent (no --token, --api-key or --header), no credentials were refused: the card asks for them.
       complain(
-        `the agent refused the credentials for its card at ${refused.cardUrl} (HTTP ${refused.status}): give it credentials with --token, --api-key or --header` +
-          (typedV025 && config.protocol === 'auto' ? TYPED_V025_CARD_HINT : ''),
+        Object.keys(headers).length > 0
+          ? `the agent refused the credentials for its card at ${where} (HTTP ${status}): give it credentials with --token, --api-key or --header${hint}`
+          : `the agent's card at ${where} needs credentials (HTTP ${status}): give them with --token, --api-key or --header${hint}`,
       );
       return EXIT_NEEDS_INPUT;
     }

@@ -29,5 +29,13 @@ describe('a2a-bridge call on a gRPC agent refusing the credentials', { timeout: 
         `a2a-bridge: the agent refused the call (gRPC ${name}): give it credentials with --token or --api-key (sent as gRPC metadata)\n`,
       );
     }
+    // No metadata sent (--header goes on the card's request only): the agent asks for credentials, none were refused.
+    for (const given of [[], ['--header', 'X-Tenant: a']]) {
+      const run = await inProcess(['call', agent.url, 'hi', ...given]);
+      expect(run.code, given.join(' ')).toBe(4);
+      expect(run.stderr, given.join(' ')).toBe(
+        `a2a-bridge: the agent needs credentials for the call (gRPC ${name}): give them with --token or --api-key (sent as gRPC metadata)\n`,
+      );
+    }
   });
 });

@@ -162,7 +162,7 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
     for (const protocol of ['1.0', '0.2.5']) {
       const denied = await (protocol === '1.0' ? cli : inProcess)(['call', guarded.url, 'hi', '--protocol', protocol]);
       expect(denied.code).toBe(4);
-      expect(denied.stderr).toBe('a2a-bridge: the agent refused the call (HTTP 401): give it credentials with --token, --api-key or --header\n');
+      expect(denied.stderr).toBe('a2a-bridge: the agent needs credentials for the call (HTTP 401): give them with --token, --api-key or --header\n');
     }
     expect((await inProcess(['call', guarded.url, 'hi', '--token', 'gw-token'])).code).toBe(0);
     expect((await inProcess(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'bl-key'])).code).toBe(0);

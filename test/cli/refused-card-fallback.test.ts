@@ -23,7 +23,11 @@ describe.concurrent('a wrong token in front of an open facade', { timeout: 60_00
       const run = await cli(['call', gateway.url, 'hi', ...(token ? ['--token', token] : [])]);
       expect(run.code).toBe(4);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toBe('a2a-bridge: the agent refused the call (HTTP 401): give it credentials with --token, --api-key or --header\n');
+      expect(run.stderr).toBe(
+        token
+          ? 'a2a-bridge: the agent refused the call (HTTP 401): give it credentials with --token, --api-key or --header\n'
+          : 'a2a-bridge: the agent needs credentials for the call (HTTP 401): give them with --token, --api-key or --header\n',
+      );
     }
     const right = await cli(['call', gateway.url, 'hi', '--token', 'ALICETOKEN_SECRET']);
     expect(right.code).toBe(0);

@@ -35,6 +35,12 @@ describe.concurrent('the 0.2.5 card URL typed, the 1.0 card refusing the key giv
     expect(base.stderr).toBe(
       `a2a-bridge: the agent refused the credentials for its card at ${gateway.url}/.well-known/agent-card.json (HTTP 401): ${CREDENTIALS}\n`,
     );
+    // No key given: the card asks for credentials, and the 0.2.5 card typed is still named.
+    const none = await cli(['card', typed]);
+    expect(none.code).toBe(4);
+    expect(none.stderr).toBe(
+      `a2a-bridge: the agent's card at ${gateway.url}/.well-known/agent-card.json needs credentials (HTTP 401): give them with --token, --api-key or --header, ${TYPED_V025}\n`,
+    );
     const asked = await cli(['card', typed, '--api-key', BAILIAN_KEY, '--protocol', '0.2.5']);
     expect(asked.code).toBe(0);
     expect(JSON.parse(asked.stdout).protocolVersion).toBe('0.2.5');
@@ -47,6 +53,10 @@ describe.concurrent('the 0.2.5 card URL typed, the 1.0 card refusing the key giv
     expect(run.stderr).toBe(`a2a-bridge: the agent refused the call (HTTP 401): ${CREDENTIALS}, ${TYPED_V025}\n`);
     const base = await cli(['call', gateway.url, 'hi', '--api-key', BAILIAN_KEY]);
     expect(base.stderr).toBe(`a2a-bridge: the agent refused the call (HTTP 401): ${CREDENTIALS}\n`);
+    const none = await cli(['call', typed, 'hi']);
+    expect(none.stderr).toBe(
+      `a2a-bridge: the agent needs credentials for the call (HTTP 401): give them with --token, --api-key or --header, ${TYPED_V025}\n`,
+    );
     const asked = await cli(['call', typed, 'hi', '--api-key', BAILIAN_KEY, '--protocol', '0.2.5']);
     expect(asked.code).toBe(0);
     expect(asked.stdout).toBe('Echo (turn 1): hi\n');

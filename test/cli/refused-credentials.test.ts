@@ -34,40 +34,53 @@ async function inTurn<T>(
 
 // Exit code 4 means the credentials were refused (src/cli/exit-codes.ts, the README), for every command that meets one.
 describe('refused credentials (HTTP 401/403): exit 4 and which flags send credentials, from every agent command', { timeout: 180_000 }, () => {
-  it('card, with and without --protocol', async () => {
+  // With no credentials given, none were refused: the words say the agent asks for them.
+  it('card, with and without --protocol, with and without credentials', async () => {
     const cases = [
       { status: 401, args: [], card: 'agent-card.json' },
       { status: 401, args: ['--protocol', '1.0'], card: 'agent-card.json' },
       { status: 401, args: ['--protocol', '0.2.5'], card: 'agent.json' },
       { status: 403, args: [], card: 'agent-card.json' },
+      { status: 401, args: ['--token', 'wrong'], card: 'agent-card.json', sent: true },
+      { status: 403, args: ['--protocol', '0.2.5', '--api-key', 'wrong'], card: 'agent.json', sent: true },
+      { status: 401, args: ['--header', 'X-Tenant: a'], card: 'agent-card.json', sent: true },
     ];
     await inTurn(
       cases,
       ({ status, args }) => ['card', refusing[status]!.url, ...args],
-      ({ status, card }, run) => {
-        const { url } = refusing[status]!;
+      ({ status, card, sent }, run) => {
+        const where = `${refusing[status]!.url}/.well-known/${card}`;
         expect(run.code).toBe(4);
         expect(run.stderr).toBe(
-          `a2a-bridge: the agent refused the credentials for its card at ${url}/.well-known/${card} (HTTP ${status}): give it credentials with --token, --api-key or --header\n`,
+          sent
+            ? `a2a-bridge: the agent refused the credentials for its card at ${where} (HTTP ${status}): give it credentials with --token, --api-key or --header\n`
+            : `a2a-bridge: the agent's card at ${where} needs credentials (HTTP ${status}): give them with --token, --api-key or --header\n`,
         );
       },
     );
   });
 
-  it('call, while finding the protocol and with each --protocol', async () => {
+  it('call, while finding the protocol and with each --protocol, with and without credentials', async () => {
     const cases = [
       { status: 401, args: [] },
       { status: 401, args: ['--protocol', '1.0'] },
       { status: 401, args: ['--protocol', '0.3'] },
       { status: 401, args: ['--protocol', '0.2.5'] },
       { status: 403, args: [] },
+      { status: 401, args: ['--token', 'wrong'], sent: true },
+      { status: 403, args: ['--protocol', '0.2.5', '--api-key', 'wrong'], sent: true },
+      { status: 401, args: ['--protocol', '1.0', '--header', 'X-Tenant: a'], sent: true },
     ];
     await inTurn(
       cases,
       ({ status, args }) => ['call', refusing[status]!.url, 'hi', ...args],
-      ({ status }, run) => {
+      ({ status, sent }, run) => {
         expect(run.code).toBe(4);
-        expect(run.stderr).toBe(`a2a-bridge: the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header\n`);
+        expect(run.stderr).toBe(
+          sent
+            ? `a2a-bridge: the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header\n`
+            : `a2a-bridge: the agent needs credentials for the call (HTTP ${status}): give them with --token, --api-key or --header\n`,
+        );
       },
     );
   });
