@@ -187,7 +187,7 @@ describe.concurrent.each(UPSTREAMS)('the gRPC binding in front of the $name', (u
   it.sequential('a call without A2A-Version is FAILED_PRECONDITION with VERSION_NOT_SUPPORTED; bad params are INVALID_ARGUMENT', async () => {
     const noVersion = await grpcFailureOf(client.transport.getTask({ tenant: '', id: 'x', historyLength: undefined }, { serviceParameters: {} }));
     expect(noVersion).toMatchObject({ status: grpcStatus.FAILED_PRECONDITION, reason: 'VERSION_NOT_SUPPORTED' });
-    expect(noVersion.message).toContain("No A2A-Version header was sent, which A2A reads as version '0.3'");
+    expect(noVersion.message).toContain("No A2A-Version metadata was sent with the call, which A2A reads as version '0.3'");
     const badParams = await grpcFailureOf(client.getTask({ tenant: '', id: '', historyLength: undefined }));
     expect(badParams).toMatchObject({ status: grpcStatus.INVALID_ARGUMENT, reason: 'INVALID_PARAMS' });
   });
