@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mappingProfileNames } from '../mappings/load.js';
 import { KeyList } from './named-secrets.js';
 
 /**
@@ -13,6 +14,22 @@ const hasUnreachableSegment = (path: string): boolean =>
     .split('/')
     .slice(1)
     .some((segment) => segment === '' || segment === '.' || segment === '..');
+
+/**
+ * A `profile` no file in mappings/profiles has is refused with the other settings, where the message can say where it
+ * was given; loading it at start would fail too, without that. Only the facade reads it: off, any name passes.
+ */
+function checkProfileName(bailian: { enabled: boolean; profile: string }, ctx: z.RefinementCtx): void {
+  if (!bailian.enabled) return;
+  const unknown = unknownProfile(bailian.profile);
+  if (unknown) ctx.addIssue({ code: 'invalid_value', values: unknown.names, input: bailian.profile, path: ['profile'], message: unknown.message });
+}
+
+/** Why `profile` names no mapping profile (the names there are, and the words for it); undefined when it names one. */
+export function unknownProfile(profile: string): { names: string[]; message: string } | undefined {
+  const names = mappingProfileNames();
+  return names.includes(profile) ? undefined : { names, message: `expected one of ${names.join(', ')}` };
+}
 
 /** A skill of the facade's card, in place of the upstream's (`bailian.card.skills`). */
 const SkillOverride = z.strictObject({
@@ -101,5 +118,6 @@ export const BailianConfig = z
       })
       .prefault({}),
   })
+  .superRefine(checkProfileName)
   .prefault({});
 export type BailianConfig = z.infer<typeof BailianConfig>;

@@ -1,6 +1,7 @@
 import type { SecureContextOptions } from 'node:tls';
 import type { GatewayConfig } from '../config/schema.js';
-import { loadMappingProfile, mappingProfileNames, type MappingProfile } from '../mappings/index.js';
+import { loadMappingProfile, type MappingProfile } from '../mappings/index.js';
+import { unknownProfile } from '../config/bailian-schema.js';
 import { ConfigError } from '../config/config-error.js';
 import type { KeyRing } from '../signing/keys.js';
 import { loadTlsFiles, tlsEnabled, type ClientTlsFiles } from '../http/tls.js';
@@ -23,10 +24,9 @@ export interface StartFiles {
  * profile has is told as a setting outside its choices is (the text given is not repeated).
  */
 export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
-  const names = mappingProfileNames();
-  if (!names.includes(config.bailian.profile)) {
-    throw new ConfigError(`bailian.profile: expected one of ${names.join(', ')} (the mapping profiles in mappings/profiles)`);
-  }
+  // Read config is checked as it is read (bailian-schema.ts); a config an embedder built by hand is not.
+  const unknown = unknownProfile(config.bailian.profile);
+  if (unknown) throw new ConfigError(`bailian.profile: ${unknown.message}`);
   return loadMappingProfile(config.bailian.profile, config.bailian.mappings);
 }
 
