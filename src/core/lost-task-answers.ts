@@ -25,8 +25,8 @@ export interface LostTaskAnswersDeps {
   metaOf(ctx: CallContext, tenant: string): TaskMeta;
   /** Whether a stream of this process follows the task: it is then the live authority, not the record. */
   streamed(taskId: string): boolean;
-  /** A stream of the agent passed through and recorded (recording.ts). */
-  recorded(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse>;
+  /** A subscription of the agent passed through and recorded, its opening Task shown as GetTask answers it (recording.ts). */
+  subscribed(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse>;
   /** Records a Task the agent answered for a task it knows (recording.ts). */
   recordAnswer(task: Task, ctx: CallContext, tenant: string, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<Task>;
   /** How long the agent must keep not knowing a recorded task before it is recorded failed (`tasks.lost-after-ms`). */
@@ -50,7 +50,7 @@ export interface LostTaskAnswers {
  * tenant: the request's, which task-scope.ts checked against the record.
  */
 export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswers {
-  const { inner, registry, writer, metaOf, streamed, recorded, recordAnswer } = deps;
+  const { inner, registry, writer, metaOf, streamed, subscribed, recordAnswer } = deps;
   const lostTasks = createLostTasks(deps.lostAfterMs);
   /** The cancels waiting on a task the agent does not know, per task: it is lost as canceled, by whichever call sees it so. */
   const canceling = countsPerKey();
@@ -172,7 +172,7 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
     const tenant = tenantOf(request);
     let relayed = false;
     try {
-      for await (const event of recorded(inner.subscribeToTask(request, ctx), ctx, tenant)) {
+      for await (const event of subscribed(inner.subscribeToTask(request, ctx), ctx, tenant)) {
         relayed = true;
         yield event;
       }
@@ -214,7 +214,7 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
     const tenant = tenantOf(request);
     lostTasks.found(found.id);
     if (isActiveState(found.status.state)) {
-      yield* recorded(inner.subscribeToTask(request, ctx), ctx, tenant);
+      yield* subscribed(inner.subscribeToTask(request, ctx), ctx, tenant);
       return;
     }
     await recordAnswer(found, ctx, tenant, { historyTrimmed: true, claimNew: false });

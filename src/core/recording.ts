@@ -13,6 +13,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore, withOpeningMessage } from './first-message.js';
+import { headThenRest } from './iterables.js';
 import { appended } from './small-lists.js';
 import { createLostTaskAnswers } from './lost-task-answers.js';
 import { createOpenStreams } from './open-streams.js';
@@ -65,7 +66,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * The answer stands with the caller's messages the agent left out of its history kept (the record's, and
    * `followUp`, the message a blocking send passed on, right after the question it answered: the record as
    * the follow-up found it, `asked`, caller-messages.ts), and with the task's opening message first, as
-   * recorded (first-message.ts).
+   * recorded (first-message.ts). A subscription's opening Task is shown as it stands too, written by its stream (subscribed).
    */
   async function recordAnswer(
     answer: Task,
@@ -166,13 +167,35 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     );
   }
 
+  /**
+   * A subscription passed through and recorded (recorded), the Task it opens with shown as GetTask answers it
+   * (recordAnswer): with the caller's messages the agent left out kept, the task's opening message first. iac-code
+   * opens a subscription with its stored Task, which never holds that message, and a caller who resubscribed read
+   * its task without it, where GetTask showed it. Only what is shown: this stream follows the task, so recordAnswer
+   * writes nothing, and the record gets the Task as the agent sent it, folded (fold.ts overRecord keeps the same).
+   * A task not recorded as the caller's is shown as the agent sent it. Only the first event is looked at.
+   */
+  function subscribed(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse> {
+    const events = recorded(source, ctx, tenant)[Symbol.asyncIterator]();
+    const shown = async (first: IteratorResult<StreamResponse>): Promise<IteratorResult<StreamResponse>> => {
+      if (first.done || !('task' in first.value)) return first;
+      try {
+        return { done: false, value: { task: await recordAnswer(first.value.task, ctx, tenant, { historyTrimmed: false, claimNew: false }) } };
+      } catch (error) {
+        await Promise.resolve(events.return?.()).catch(() => undefined);
+        throw error;
+      }
+    };
+    return headThenRest(events.next().then(shown), events, () => undefined);
+  }
+
   const lost = createLostTaskAnswers({
     inner,
     registry,
     writer,
     metaOf,
     streamed: (taskId) => openStreams.has(taskId),
-    recorded,
+    subscribed,
     recordAnswer,
     ...(deps.lostAfterMs === undefined ? {} : { lostAfterMs: deps.lostAfterMs }),
   });
