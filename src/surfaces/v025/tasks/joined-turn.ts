@@ -1,6 +1,7 @@
 import { SteppedStage, type Step } from '../../../core/stepped-stages.js';
 import { withCallerMessagesKept } from '../../../core/task-registry/caller-messages.js';
 import { isActiveState, sameMessage, type Message, type StreamResponse, type Task } from '../../../model/index.js';
+import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { closingTaskEvents } from '../reply/task-events.js';
 import { earlierFilesOf, withAddedPartsOnly, type TurnFiles } from '../turn/files-before-turn.js';
 import { latestTurnMessageOf } from '../turn/latest-turn-message.js';
@@ -70,6 +71,15 @@ export function joinedTurn(source: AsyncIterable<StreamResponse>, recorded?: Tas
   return new JoinedTurn(source, recorded, filesBefore);
 }
 
+/** What the agent messages among `events` say, in order. */
+const wordsOf = (events: readonly StreamResponse[]): string =>
+  events
+    .flatMap((event) =>
+      'statusUpdate' in event && event.statusUpdate.status.message?.role === 'ROLE_AGENT' ? event.statusUpdate.status.message.parts : [],
+    )
+    .map((part) => part.text ?? '')
+    .join('');
+
 /**
  * A stage (core/stepped-stages.ts): read through with the layers below it. What one event makes is noted as it is
  * made (the tracker is this turn's own: nothing else reads it between two of them).
@@ -78,6 +88,12 @@ class JoinedTurn extends SteppedStage<StreamResponse, StreamResponse> {
   #tracker: TurnTracker | undefined;
   #echo: SnapshotEcho | undefined;
   #opened = false;
+  /**
+   * What the latest snapshot's messages said, while nothing said live has followed them: iac-code's assistantFinal
+   * restates the text after its last tool call, and the snapshot shows the tool's file after its messages (the
+   * Task does not say where it came), so the reply no longer ends with that text when the restatement comes.
+   */
+  #snapshotWords: string | undefined;
 
   constructor(
     private readonly events: AsyncIterable<StreamResponse>,
@@ -105,10 +121,22 @@ class JoinedTurn extends SteppedStage<StreamResponse, StreamResponse> {
         : snapshotGap(task, before, earlierFilesOf(task, this.filesBefore)?.unchanged).events;
       for (const made of shown) tracker.note(made);
       this.#echo = new SnapshotEcho(task, before);
+      this.#snapshotWords = wordsOf(shown);
       return { items: shown };
     }
-    const relayed = this.#echo ? this.#echo.pass(event) : [event];
+    const relayed = (this.#echo ? this.#echo.pass(event) : [event]).filter((made) => !this.restatesSnapshot(made));
     for (const made of relayed) this.#tracker?.note(made);
     return { items: relayed };
+  }
+
+  /** Whether `event` is iac-code's assistantFinal saying again the last words of the snapshot, nothing said since. */
+  private restatesSnapshot(event: StreamResponse): boolean {
+    const words = this.#snapshotWords;
+    if ('artifactUpdate' in event) this.#snapshotWords = undefined;
+    const message = 'statusUpdate' in event ? event.statusUpdate.status.message : undefined;
+    if (!('statusUpdate' in event) || message?.role !== 'ROLE_AGENT') return false;
+    this.#snapshotWords = undefined;
+    const said = wordsOf([event]).trim();
+    return isAssistantFinal(event.statusUpdate.metadata) && words !== undefined && said !== '' && words.trimEnd().endsWith(said);
   }
 }
