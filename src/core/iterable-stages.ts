@@ -18,7 +18,12 @@ export function returnThenDone(iterator: AsyncIterator<unknown> | undefined): Pr
   } catch (error) {
     return Promise.reject(error);
   }
-  return returned === undefined ? Promise.resolve(DONE) : Promise.resolve(returned).then(toDone);
+  return settledThenDone(returned);
+}
+
+/** `await settling; return DONE;` without an async function's frame: nothing to wait for is done at once. */
+export function settledThenDone(settling: unknown): Promise<IteratorReturnResult<undefined>> {
+  return settling === undefined ? Promise.resolve(DONE) : Promise.resolve(settling).then(toDone);
 }
 
 /**
@@ -93,12 +98,15 @@ export abstract class Stage<S, U> implements AsyncIterableIterator<U> {
     } catch (error) {
       return this.failed(error);
     }
-    return below instanceof Promise
-      ? below.then(
-          (seen) => this.seen(seen),
-          (error: unknown) => this.failed(error),
-        )
-      : this.seen(below);
+    // The closures in a method of their own: here they would cost a context per call, though most pass synchronously.
+    return below instanceof Promise ? this.#seenLater(below) : this.seen(below);
+  }
+
+  #seenLater(below: Promise<IteratorResult<S>>): Promise<IteratorResult<U>> {
+    return below.then(
+      (seen) => this.seen(seen),
+      (error: unknown) => this.failed(error),
+    );
   }
 
   #fail(error: unknown): Promise<IteratorResult<U>> {

@@ -6,7 +6,7 @@
  * They are classes, so an idle stream holds one small object per layer rather than a set of closures.
  */
 
-import { DONE, returnThenDone, Stage } from './iterable-stages.js';
+import { DONE, returnThenDone, settledThenDone, Stage } from './iterable-stages.js';
 
 export { deferIterable, headThenRest, reshapeFirst } from './iterable-forwarders.js';
 
@@ -112,22 +112,26 @@ class Tapped<T> extends Stage<T, T> {
     return !this.#ended && !this.#sawLast;
   }
 
-  async return(): Promise<IteratorResult<T>> {
-    if (!this.#source) {
-      // Nothing was read, so the source was never opened; what the tap holds still ends.
-      await this.#end('unread');
-    } else if (!this.#ended) {
-      try {
-        await this.#source.return?.();
-      } finally {
-        await this.#end('returned');
-      }
+  /** Every layer's end runs this once per stream: `then`s rather than an async function's frame and `finally`. */
+  return(): Promise<IteratorResult<T>> {
+    // Nothing was read, so the source was never opened; what the tap holds still ends.
+    if (!this.#source) return this.#endThenDone('unread');
+    if (this.#ended) return Promise.resolve(DONE);
+    let returned: unknown;
+    try {
+      returned = this.#source.return?.();
+    } catch (error) {
+      return this.#endThenThrow('returned', error);
     }
-    return DONE;
+    if (returned === undefined) return this.#endThenDone('returned');
+    return Promise.resolve(returned).then(
+      () => this.#endThenDone('returned'),
+      (error: unknown) => this.#endThenThrow('returned', error),
+    );
   }
 
   protected seen(result: IteratorResult<T>): IteratorResult<T> | Promise<IteratorResult<T>> {
-    if (result.done) return this.#endedDone();
+    if (result.done) return this.#endThenDone('done');
     // An item that was on its way when the reader returned the stream is not shown any more.
     if (this.#ended) return result;
     let seen: Promise<unknown> | void;
@@ -137,13 +141,15 @@ class Tapped<T> extends Stage<T, T> {
     } catch (error) {
       return this.#itemFailed(error);
     }
-    // The common case stays synchronous: no extra promise per item.
-    return seen
-      ? seen.then(
-          () => result,
-          (error: unknown) => this.#itemFailed(error),
-        )
-      : result;
+    // The common case stays synchronous: no extra promise per item, nor a context for the other's closures.
+    return seen ? this.#afterItem(seen, result) : result;
+  }
+
+  #afterItem(seen: Promise<unknown>, result: IteratorResult<T>): Promise<IteratorResult<T>> {
+    return seen.then(
+      () => result,
+      (error: unknown) => this.#itemFailed(error),
+    );
   }
 
   async #endAfterLast(): Promise<IteratorResult<T>> {
@@ -152,9 +158,8 @@ class Tapped<T> extends Stage<T, T> {
     return DONE;
   }
 
-  protected async failed(error: unknown): Promise<never> {
-    await this.#end('failed', error);
-    throw error;
+  protected failed(error: unknown): Promise<never> {
+    return this.#endThenThrow('failed', error, error);
   }
 
   /** As a generator's for-await does when its body throws: the source is returned first. */
@@ -163,9 +168,27 @@ class Tapped<T> extends Stage<T, T> {
     return this.failed(error);
   }
 
-  async #endedDone(): Promise<IteratorReturnResult<undefined>> {
-    await this.#end('done');
-    return DONE;
+  /** `await this.#end(how); return DONE;`: what `end` throws or rejects with rejects. */
+  #endThenDone(how: TapEnd): Promise<IteratorReturnResult<undefined>> {
+    let ending: unknown;
+    try {
+      ending = this.#end(how);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return settledThenDone(ending);
+  }
+
+  /** `try { throw thrown } finally { await this.#end(how, error) }`: what `end` throws or rejects with wins. */
+  #endThenThrow(how: TapEnd, thrown: unknown, error?: unknown): Promise<never> {
+    let ending: unknown;
+    try {
+      ending = this.#end(how, error);
+    } catch (endError) {
+      return Promise.reject(endError);
+    }
+    if (ending === undefined) return Promise.reject(thrown);
+    return Promise.resolve(ending).then(() => Promise.reject(thrown));
   }
 
   /** What `tap.end` returns, awaited by the caller: not an async function of its own, whose frame each layer's end would allocate. */
