@@ -75,7 +75,7 @@ class Pairs extends SteppedStage<number, string> {
   protected open(): AsyncIterator<number> {
     return this.events[Symbol.asyncIterator]();
   }
-  protected step(result: IteratorResult<number>): Step<string> {
+  protected step(result: IteratorResult<number>): Step<string> | Promise<Step<string>> {
     if (result.done) return { items: [], end: true };
     if (result.value < 0) throw new Error('negative');
     return { items: [`${result.value}a`, `${result.value}b`] };
@@ -88,9 +88,17 @@ class Pairs extends SteppedStage<number, string> {
   }
 }
 
+/** The same, each step made a little later: what it makes waits for it, and what it rejects with fails the stream. */
+class LaterPairs extends Pairs {
+  protected override step(result: IteratorResult<number>): Promise<Step<string>> {
+    return new Promise((resolve) => setImmediate(resolve)).then(() => super.step(result));
+  }
+}
+
 type Make = (events: AsyncIterable<number>, log: string[]) => AsyncIterator<string>;
 const generator: Make = (events, log) => pairsGenerator(events, log);
 const stage: Make = (events, log) => new Pairs(events, log);
+const laterStage: Make = (events, log) => new LaterPairs(events, log);
 
 const settled = (read: Promise<IteratorResult<string>>): Promise<unknown> =>
   read.then(
@@ -119,6 +127,9 @@ describe('a stepped stage, as the generator it replaces', () => {
   for (const [name, items, reads, returnAfter] of cases) {
     it(name, async () => {
       expect(await trace(stage, items, reads, returnAfter)).toEqual(await trace(generator, items, reads, returnAfter));
+    });
+    it(`${name}, each step made later`, async () => {
+      expect(await trace(laterStage, items, reads, returnAfter)).toEqual(await trace(generator, items, reads, returnAfter));
     });
   }
 
