@@ -100,6 +100,13 @@ async function answeredAsFound(name: string, how: Parameters<typeof pace.set>[1]
   return { client, path, send, ids };
 }
 
+/** What the receiver gets of a whole booking: each question, then the booking done. */
+const EVERY_TURN_PUSHED = [
+  ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[0]],
+  ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[1]],
+  ['TASK_STATE_COMPLETED', DONE],
+];
+
 it.each(['at once', 'after working'] as const)(
   'a returnImmediately follow-up answered with the task as found, the agent ending the turn %s: its own end is pushed',
   async (how) => {
@@ -109,11 +116,7 @@ it.each(['at once', 'after working'] as const)(
     await client.sendMessage(send('9:00', ids, true));
     await receiver.waitFor(path, 3);
 
-    expect(receiver.at(path).map((entry) => seen(entry.json as Body))).toEqual([
-      ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[0]],
-      ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[1]],
-      ['TASK_STATE_COMPLETED', DONE],
-    ]);
+    expect(receiver.at(path).map((entry) => seen(entry.json as Body))).toEqual(EVERY_TURN_PUSHED);
   },
 );
 
@@ -146,9 +149,5 @@ it('a returnImmediately follow-up answered with the task as found, looked at by 
   await client.sendMessage(send('9:00', ids, true));
   await receiver.waitFor(path, 3);
 
-  expect(receiver.at(path).map((entry) => seen(entry.json as Body))).toEqual([
-    ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[0]],
-    ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[1]],
-    ['TASK_STATE_COMPLETED', DONE],
-  ]);
+  expect(receiver.at(path).map((entry) => seen(entry.json as Body))).toEqual(EVERY_TURN_PUSHED);
 });

@@ -18,6 +18,16 @@ const update = (state: 'TASK_STATE_WORKING' | 'TASK_STATE_INPUT_REQUIRED', messa
 });
 const file = { artifactId: 'f', name: 'main.tf', parts: [{ text: 'resource "alicloud_vpc" "main" {}\n' }] };
 
+/** The working Task a caller joins on: the agent's messages so far, the status message last, the tool's file after them. */
+const snapshotOf = (history: Message[], status: Message): Task => ({
+  id: 'T',
+  contextId: 'C',
+  status: { state: 'TASK_STATE_WORKING', message: status },
+  history: [user('Create a VPC'), ...history],
+  artifacts: [file],
+  metadata: iacCode({}),
+});
+
 async function joinedText(events: StreamResponse[]): Promise<string> {
   async function* source() {
     yield* events;
@@ -27,14 +37,7 @@ async function joinedText(events: StreamResponse[]): Promise<string> {
 
 describe('joinedTurn: iac-code’s assistantFinal after a snapshot that holds its last words', () => {
   it('joined after the last chunk: the restatement that follows is not read again', async () => {
-    const snapshot: Task = {
-      id: 'T',
-      contextId: 'C',
-      status: { state: 'TASK_STATE_WORKING', message: said('Done.') },
-      history: [user('Create a VPC'), said('Planning the VPC. '), said('Writing it now. ')],
-      artifacts: [file],
-      metadata: iacCode({}),
-    };
+    const snapshot = snapshotOf([said('Planning the VPC. '), said('Writing it now. ')], said('Done.'));
     const live = [
       update('TASK_STATE_WORKING', undefined, iacCode({ usage: { totalTokens: 23 } })),
       update('TASK_STATE_WORKING', said('Done.', 'T-2'), iacCode({ assistantFinal: { complete: true } })),
@@ -45,14 +48,7 @@ describe('joinedTurn: iac-code’s assistantFinal after a snapshot that holds it
   });
 
   it('words said live after the snapshot, then restated: read once as well', async () => {
-    const snapshot: Task = {
-      id: 'T',
-      contextId: 'C',
-      status: { state: 'TASK_STATE_WORKING', message: said('Writing it now. ') },
-      history: [user('Create a VPC'), said('Planning the VPC. ')],
-      artifacts: [file],
-      metadata: iacCode({}),
-    };
+    const snapshot = snapshotOf([said('Planning the VPC. ')], said('Writing it now. '));
     const live = [
       update('TASK_STATE_WORKING', said('Done.')),
       update('TASK_STATE_WORKING', said('Done.', 'T-2'), iacCode({ assistantFinal: { complete: true } })),
@@ -63,14 +59,7 @@ describe('joinedTurn: iac-code’s assistantFinal after a snapshot that holds it
   });
 
   it('an assistantFinal that says what the snapshot did not (nothing streamed after the tool call): shown', async () => {
-    const snapshot: Task = {
-      id: 'T',
-      contextId: 'C',
-      status: { state: 'TASK_STATE_WORKING', message: said('Writing it now. ') },
-      history: [user('Create a VPC'), said('Planning the VPC. ')],
-      artifacts: [file],
-      metadata: iacCode({}),
-    };
+    const snapshot = snapshotOf([said('Planning the VPC. ')], said('Writing it now. '));
     const live = [
       update('TASK_STATE_WORKING', said('The VPC is ready.', 'T-2'), iacCode({ assistantFinal: { complete: true } })),
       update('TASK_STATE_INPUT_REQUIRED'),
