@@ -88,9 +88,12 @@ export async function run(argv: string[]): Promise<number> {
     try {
       const answer = await getJson(where, { dispatcher, headers, timeoutMs });
       if (isCredentialsRefused(answer.status)) {
-        complain(
-          `the agent refused the credentials for its card at ${where} (HTTP ${answer.status}): pass the key with --api-key (on the gateway: bailian.api-key), or what it takes with --header`,
-        );
+        // With nothing sent (no --api-key or --header), no credentials were refused: the card asks for them.
+        const refusal =
+          Object.keys(headers).length > 0
+            ? `the agent refused the credentials for its card at ${where}`
+            : `the agent's card at ${where} needs credentials`;
+        complain(`${refusal} (HTTP ${answer.status}): pass the key with --api-key (on the gateway: bailian.api-key), or what it takes with --header`);
         return EXIT_NEEDS_INPUT;
       }
       if (answer.status !== 200 || answer.body === undefined) {

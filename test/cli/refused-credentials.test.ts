@@ -85,16 +85,18 @@ describe('refused credentials (HTTP 401/403): exit 4 and which flags send creden
     );
   });
 
-  it('lint, the card refused', async () => {
+  it.each([true, false])('lint, the card refused, credentials sent: %s', async (sent) => {
     await inTurn(
       [401, 403],
-      (status) => ['lint', refusing[status]!.url, '--api-key', 'not-the-key'],
+      (status) => ['lint', refusing[status]!.url, ...(sent ? ['--api-key', 'not-the-key'] : [])],
       (status, run) => {
-        const { url } = refusing[status]!;
+        const where = `${refusing[status]!.url}/\\.well-known/agent\\.json`;
         expect(run.code).toBe(4);
         expect(run.stderr).toMatch(
           new RegExp(
-            `^a2a-bridge: the agent refused the credentials for its card at ${url}/\\.well-known/agent\\.json \\(HTTP ${status}\\): pass the key with --api-key`,
+            sent
+              ? `^a2a-bridge: the agent refused the credentials for its card at ${where} \\(HTTP ${status}\\): pass the key with --api-key`
+              : `^a2a-bridge: the agent's card at ${where} needs credentials \\(HTTP ${status}\\): pass the key with --api-key`,
           ),
         );
       },
