@@ -237,9 +237,10 @@ export class A2AError extends Error {
    * `missing`: the caller sent no version at all, which the spec reads as `version` (0.3); said so, with
    * what to send, since "0.3 is not supported" alone reads as a version the caller never wrote.
    */
-  static versionNotSupported(version: string, missing = false): A2AError {
-    const message = missing
-      ? `No A2A-Version header was sent, which A2A reads as version '${version}'; this handler supports '1.0': send the header A2A-Version: 1.0.`
+  /** `missingFrom`: the version was not sent at all, in what it is sent in (HTTP: a header; gRPC: call metadata). */
+  static versionNotSupported(version: string, missingFrom?: 'header' | 'metadata'): A2AError {
+    const message = missingFrom
+      ? `No A2A-Version ${missingFrom} was sent${missingFrom === 'metadata' ? ' with the call' : ''}, which A2A reads as version '${version}'; this handler supports '1.0': send the ${missingFrom} A2A-Version: 1.0.`
       : `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`;
     return new A2AError(ErrorCode.VersionNotSupported, message, { metadata: { version } });
   }

@@ -3,7 +3,6 @@ import { startGrpcServerSpan, type GrpcServerSpan } from '../../observability/gr
 import { callerTraceHeaders } from '../../observability/trace-context.js';
 import { Metadata, status, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
 import type { CallContext } from '../../core/agent-port.js';
-import type { A2AError } from '../../model/index.js';
 import { ANONYMOUS_V1_CALLER, authEnabled, authenticate } from '../shared/auth.js';
 import type { Caller } from '../shared/caller.js';
 import { activatedExtensions } from '../shared/extensions-header.js';
@@ -166,18 +165,9 @@ async function admittedCaller(
   const headers = metadataHeaders(call.metadata);
   const authenticated = await authenticate(headers, options.auth);
   if (authenticated === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
-  const versionError = callVersionError(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion);
+  const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion, 'metadata');
   if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
   return { caller: authenticated ?? ANONYMOUS_V1_CALLER, headers };
-}
-
-/** The 1.0 handlers' version gate, a missing version told as what a gRPC caller sends it in: metadata, not a header. */
-function callVersionError(requested: string, lenient: boolean): A2AError | undefined {
-  const error = checkRequestedVersion(requested, lenient);
-  if (error === undefined || requested !== '') return error;
-  return error.toldAs(
-    `No A2A-Version metadata was sent with the call, which A2A reads as version '${error.metadata.version}'; this handler supports '1.0': send the metadata A2A-Version: 1.0.`,
-  );
 }
 
 /**

@@ -24,9 +24,9 @@ export function checkV1Version(request: Request, lenient: boolean): A2AError | u
   return checkRequestedVersion(requestedVersion(request), lenient);
 }
 
-/** The same gate for a version given by other means (the gRPC binding's `a2a-version` metadata). */
-export function checkRequestedVersion(requested: string, lenient: boolean): A2AError | undefined {
-  if (requested === '') return lenient ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION, true);
+/** The same gate for a version given by other means (`sentIn`: the gRPC binding's `a2a-version` metadata). */
+export function checkRequestedVersion(requested: string, lenient: boolean, sentIn: 'header' | 'metadata' = 'header'): A2AError | undefined {
+  if (requested === '') return lenient ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION, sentIn);
   const major = VERSION.exec(requested)?.[1];
   if (major !== undefined && Number(major) === 1) return undefined;
   return A2AError.versionNotSupported(requested.slice(0, 32));
